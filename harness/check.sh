@@ -1,0 +1,60 @@
+#!/bin/bash
+# usage: check.sh   (run by 'make check'; DEBUG=1 tests the debug kernel)
+#
+# Host tests, then build the kernel and perf, boot the guest once and run
+# every test of harness/vm-tests.list in it.  Prints each result and ends
+# with one line "N passed, N failed, N skipped"; exits non-zero on any
+# failure.  Results and logs stay in build/check/.
+set -uo pipefail
+: "${B:?run through make check}" "${H:?}" "${BZIMAGE:?}" "${PERF:?}"
+out=$B/check-debug
+[ "${DEBUG:-0}" = 1 ] || out=$B/check
+rm -rf "$out"
+mkdir -p "$out/host"
+results=$out/results
+: >"$results"
+
+# --- host tests --------------------------------------------------------------
+for t in "$H"/tests/host/*.sh; do
+	name=host/$(basename "$t" .sh)
+	"$t" >"$out/$name.log" 2>&1
+	case $? in
+	0) echo "PASS $name" ;;
+	2) echo "SKIP $name $(tail -1 "$out/$name.log")" ;;
+	*) echo "FAIL $name (log: $out/$name.log)"; sed 's/^/    /' "$out/$name.log" | tail -20 ;;
+	esac | tee -a "$results"
+done
+
+# --- build -------------------------------------------------------------------
+if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf; then
+	echo "FAIL build (kernel or perf did not build; see above)" | tee -a "$results"
+else
+	# --- guest -------------------------------------------------------------------
+	vm=$out/vm
+	mkdir -p "$vm"
+	cmd="H=$H PERF=$PERF $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
+	VM_TIMEOUT=${VM_TIMEOUT:-2400} "$H/vm-run.sh" -o "$vm" "$BZIMAGE" "$cmd"
+	vm_rc=$?
+	[ -f "$vm/results" ] && cat "$vm/results" >>"$results"
+	if [ ! -s "$vm/status" ]; then
+		echo "FAIL vm (guest did not finish: $vm/console.log)" | tee -a "$results"
+	elif "$H/check-guest-log.sh" "$vm/console.log"; then
+		echo "PASS guest-kernel-log-clean" | tee -a "$results"
+	else
+		echo "FAIL guest-kernel-log-clean (WARN/BUG/lockdep/KASAN report: $vm/console.log)" | tee -a "$results"
+	fi
+	[ $vm_rc -eq 0 ] || grep -q '^FAIL' "$results" ||
+		echo "FAIL vm (exit $vm_rc without a failed test)" | tee -a "$results"
+fi
+
+# --- summary -----------------------------------------------------------------
+pass=$(grep -c '^PASS' "$results")
+fail=$(grep -c '^FAIL' "$results")
+skip=$(grep -c '^SKIP' "$results")
+echo
+if [ "$fail" -gt 0 ]; then
+	echo "Failed:"
+	grep '^FAIL' "$results" | sed 's/^FAIL /  /'
+fi
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]
