@@ -1,0 +1,35 @@
+#!/bin/bash
+# usage: bisect-check.sh   (run by 'make bisect-check', after 'make series')
+#
+# Build the VM kernel at every commit of build/series-tree, and perf at
+# every commit that touches tools/, so that the series bisects.  Uses its
+# own object directories; ccache makes the repeated builds cheap.
+set -euo pipefail
+: "${B:?run through make bisect-check}" "${H:?}"
+repo=$(cd "$H/.." && pwd)
+st=$B/series-tree
+[ -d "$st/.git" ] || { echo "bisect-check: no $st; run 'make series' first" >&2; exit 1; }
+mapfile -t commits < <(git -C "$st" rev-list --reverse base..HEAD)
+if [ ${#commits[@]} -eq 0 ]; then
+	echo "bisect-check: the series is empty: nothing to build"
+	exit 0
+fi
+frags=(perf-pause-vm.config)
+i=0
+for c in "${commits[@]}"; do
+	i=$((i + 1))
+	subj=$(git -C "$st" log -1 --format=%s "$c")
+	echo "bisect-check: [$i/${#commits[@]}] $subj"
+	git -C "$st" checkout -q "$c"
+	# The VM config fragments are harness files, not part of the series.
+	cp "$repo"/kernel/configs/perf-pause-vm*.config "$st/kernel/configs/"
+	"$H/build-kernel.sh" "$st" "$B/bisect/kernel" "${frags[@]}" ||
+		{ echo "bisect-check: kernel does not build at [$i] $subj" >&2; exit 1; }
+	if git -C "$st" diff --name-only "$c~1" "$c" | grep -q '^tools/'; then
+		"$H/build-perf.sh" "$st" "$B/bisect/perf" ||
+			{ echo "bisect-check: perf does not build at [$i] $subj" >&2; exit 1; }
+	fi
+	rm -f "$st"/kernel/configs/perf-pause-vm*.config
+done
+git -C "$st" checkout -q series
+echo "bisect-check: all ${#commits[@]} commit(s) build"

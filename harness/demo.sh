@@ -1,0 +1,8 @@
+#!/bin/bash
+# usage: demo.sh   (run by 'make run')
+#
+# Boot the VM kernel and run demo-guest.sh in it: perf records a workload
+# and prints its report.
+set -euo pipefail
+: "${H:?run through make run}" "${BZIMAGE:?}" "${PERF:?}"
+exec "$H/vm-run.sh" -t 900 "$BZIMAGE" "PERF=$PERF sh $H/demo-guest.sh"

@@ -1,0 +1,83 @@
+#!/bin/bash
+# usage: series.sh   (run by 'make series')
+#
+# Turn the tree's series into what gets mailed: in build/series-tree, each
+# patch of patches/series is applied with git am and the whole files that
+# patches/manifest assigns to it are committed into it; then
+# git format-patch writes build/series/ with a cover letter made from
+# patches/cover-letter.  Checks that the result applies with git am to the
+# pinned base and passes scripts/checkpatch.pl --strict.
+set -euo pipefail
+: "${B:?run through make series}" "${TREE:?}"
+repo=$(cd "$(dirname "$0")/.." && pwd)
+st=$B/series-tree
+out=$B/series
+me=series
+die() { echo "$me: $*" >&2; exit 1; }
+g() { git -C "$st" -c user.name="${GIT_AUTHOR_NAME:-perf-pause}" -c user.email="${GIT_AUTHOR_EMAIL:-perf-pause@localhost}" "$@"; }
+
+mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/patches/series")
+declare -A owner
+while read -r path patch; do
+	owner[$path]=$patch
+done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/patches/manifest")
+
+src_of() {
+	case "$1" in
+	tools/testing/selftests/*) echo "$repo/selftests/${1#tools/testing/selftests/}" ;;
+	*) echo "$repo/$1" ;;
+	esac
+}
+
+rm -rf "$st" "$out"
+git clone -q --shared --no-checkout "$TREE" "$st"
+g checkout -q -b series base
+for name in "${series[@]}"; do
+	g am -q --keep-cr "$repo/patches/$name" || { g am --abort; die "patch $name does not apply to the base"; }
+	added=0
+	for path in "${!owner[@]}"; do
+		[ "${owner[$path]}" = "$name" ] || continue
+		mkdir -p "$st/$(dirname "$path")"
+		cp "$(src_of "$path")" "$st/$path"
+		g add -f "$path"
+		added=1
+	done
+	[ $added -eq 0 ] || g commit -q --amend --no-edit
+done
+
+mkdir -p "$out"
+n=$(g rev-list --count base..HEAD)
+if [ "$n" -eq 0 ]; then
+	echo "$me: the series is empty: no patches to format"
+	exit 0
+fi
+g format-patch -q --cover-letter --thread -o "$out" base..HEAD
+cover=$(ls "$out"/0000-cover-letter.patch)
+if [ -f "$repo/patches/cover-letter" ]; then
+	subject=$(head -1 "$repo/patches/cover-letter")
+	python3 - "$cover" "$subject" "$repo/patches/cover-letter" <<'PY'
+import sys
+path, subject, body_file = sys.argv[1:]
+body = open(body_file).read().split('\n', 2)[2] if open(body_file).read().count('\n') >= 2 else ''
+text = open(path).read()
+text = text.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body.rstrip('\n'))
+open(path, 'w').write(text)
+PY
+fi
+
+# The series must apply on its own to the pinned base.
+chk=$B/series-apply
+rm -rf "$chk"
+git clone -q --shared --no-checkout "$TREE" "$chk"
+git -C "$chk" checkout -q base
+git -C "$chk" -c user.name=x -c user.email=x@x am -q $(ls "$out"/*.patch | grep -v 0000-cover-letter) ||
+	die "the formatted series does not apply to the base with git am"
+rm -rf "$chk"
+
+bad=0
+for p in $(ls "$out"/*.patch | grep -v 0000-cover-letter); do
+	res=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --show-types "$p" || true)
+	[ -z "$res" ] || { echo "$me: checkpatch --strict: $(basename "$p"):"; echo "$res"; bad=1; }
+done
+[ $bad -eq 0 ] || die "checkpatch --strict is not clean (see above)"
+echo "$me: $n patch(es) + cover letter in $out; they apply to the base and pass checkpatch --strict"

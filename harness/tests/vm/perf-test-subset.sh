@@ -1,0 +1,39 @@
+#!/bin/sh
+# usage: perf-test-subset.sh LIST   (in the guest; $PERF, $RESULTS set)
+#
+# Run the upstream 'perf test' cases named in LIST (one description per
+# line) and record one result per case: Ok -> PASS, Skip -> SKIP (with
+# perf's reason), anything else -> FAIL.  A listed case that perf does not
+# know fails, so the list cannot rot silently.
+list=${1:?usage: perf-test-subset.sh LIST}
+out=/tmp/perf-test.out
+$PERF test list >/tmp/perf-test.list 2>&1
+rc=0
+while IFS= read -r desc; do
+	case "$desc" in ''|'#'*) continue ;; esac
+	# perf test matches on substrings; pick the number of the exact match.
+	num=$(sed -n "s/^ *\([0-9][0-9]*\): $(printf '%s' "$desc" | sed 's/[][\.*^$/]/\\&/g')\$/\1/p" /tmp/perf-test.list | head -1)
+	if [ -z "$num" ]; then
+		echo "FAIL perf-test: $desc (not in 'perf test list')" >>"$RESULTS"
+		rc=1
+		continue
+	fi
+	$PERF test -v "$num" >$out 2>&1
+	tail -n 3 $out
+	# The verdict is the last " : Ok|Skip|FAILED!" of the case itself (num:).
+	verdict=$(grep -E "^ *$num: .* : " $out | tail -1 | sed 's/.* : //')
+	case "$verdict" in
+	Ok) echo "PASS perf-test: $desc" ;;
+	Skip*) echo "SKIP perf-test: $desc $verdict" ;;
+	"") # a suite of subtests prints one verdict per subtest
+		if grep -Eq "^ *$num\.[0-9]+: .* : FAILED" $out; then
+			echo "FAIL perf-test: $desc"; rc=1
+		elif grep -Eq "^ *$num\.[0-9]+: .* : Ok" $out; then
+			echo "PASS perf-test: $desc"
+		else
+			echo "FAIL perf-test: $desc (no verdict)"; rc=1
+		fi ;;
+	*) echo "FAIL perf-test: $desc ($verdict)"; rc=1 ;;
+	esac >>"$RESULTS"
+done <"$list"
+exit $rc
