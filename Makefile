@@ -32,7 +32,7 @@ PERF		:= $(PERFOBJ)/perf
 
 export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ BZIMAGE PERFOBJ PERF
 
-.PHONY: all help deps source tree kernel perf vm run check series \
+.PHONY: all help deps source tree export-patches kernel perf vm run check series \
 	bisect-check clean distclean
 
 all: kernel perf
@@ -58,6 +58,10 @@ ifeq ($(KSRC),)
 else
 	@$(H)/make-tree.sh $(TREE) $(KSRC) $(CURDIR)
 endif
+
+## export-patches  write build/linux's commits on the base to patches/ (after committing there)
+export-patches:
+	@$(H)/export-patches.sh
 
 ## kernel        the VM kernel (DEBUG=1: lockdep + KASAN flavour)
 kernel: tree

@@ -5,6 +5,8 @@
 # the usual pseudo file systems and writable tmpfs, mount the host's output
 # directory (9p tag "out") at $VM_OUT, run the command in $VM_OUT/cmd, and
 # leave its output, exit status and the kernel log there.  Then power off.
+# VM_TRACE=1 on the kernel command line (VM_APPEND) traces this script.
+[ -n "${VM_TRACE:-}" ] && PS4='+ $(cut -d" " -f1 /proc/uptime 2>/dev/null) ' && set -x
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp/home VM_OUT=/run/vm-out TMPDIR=/tmp LANG=C.UTF-8
 

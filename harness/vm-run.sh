@@ -36,41 +36,60 @@ rm -f "$out/output" "$out/status" "$out/dmesg" "$out/console.log"
 : >"$out/output"
 printf '%s\n' "$*" >"$out/cmd"
 
-# KVM only if a guest really runs under it: on some machines /dev/kvm
-# exists but a guest hangs.  A boot sector that writes to isa-debug-exit
-# answers in well under a second when KVM works.
-accel() {
-	[ -w /dev/kvm ] || { echo tcg; return; }
-	local img=$out/kvm-probe.img rc=0
-	# mov al,0x21; out 0xf4,al; hlt; jmp $   ... 0x55 0xaa at offset 510
-	{ printf '\xb0\x21\xe6\xf4\xf4\xeb\xfe'; head -c 503 /dev/zero; printf '\x55\xaa'; } >"$img"
-	timeout -k 1 5 qemu-system-x86_64 -accel kvm -nodefaults -display none \
-		-device isa-debug-exit,iobase=0xf4,iosize=4 \
-		-drive file="$img",format=raw,if=ide >/dev/null 2>&1 </dev/null || rc=$?
-	rm -f "$img"
-	[ $rc -eq 67 ] && echo kvm || echo tcg
-}
-acc=${VM_ACCEL:-$(accel)}
-case $acc in
-kvm) cpu=host ;;
-*) cpu=max ;;
-esac
-
 append="console=ttyS0 ignore_loglevel root=/dev/root rootfstype=9p"
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000 ro"
 append+=" init=$here/guest-init.sh panic=-1 oops=panic ${VM_APPEND:-}"
 
+# boot ACCEL: start qemu in the background, sets $qpid.
+boot() {
+	local cpu=max
+	[ "$1" = kvm ] && cpu=host
+	rm -f "$out/console.log" "$out/status"
+	: >"$out/output"
+	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+		-accel "$1" -cpu "$cpu" -smp 2 -m "${VM_MEM:-2G}" \
+		-nodefaults -display none -no-reboot -monitor none \
+		-serial file:"$out/console.log" \
+		-kernel "$kernel" -append "$append" \
+		-fsdev local,id=rootfs,path=/,security_model=none,readonly=on,multidevs=remap \
+		-device virtio-9p-pci,fsdev=rootfs,mount_tag=/dev/root \
+		-fsdev local,id=outfs,path="$out",security_model=none \
+		-device virtio-9p-pci,fsdev=outfs,mount_tag=out \
+		</dev/null >"$out/qemu.log" 2>&1 &
+	qpid=$!
+}
+
+# KVM only where a guest really runs under it: on some machines /dev/kvm
+# exists but a guest hangs before printing anything.  Under KVM the kernel
+# reaches init in about a second; give it 20 s, else fall back to TCG.  The
+# verdict is kept for this host boot.
+verdict=$here/../build/.kvm-verdict
+boot_id=$(cat /proc/sys/kernel/random/boot_id)
+acc=${VM_ACCEL:-}
+if [ -z "$acc" ]; then
+	acc=tcg
+	if [ -w /dev/kvm ] && ! grep -qx "$boot_id tcg" "$verdict" 2>/dev/null; then
+		acc=kvm
+	fi
+fi
 echo "vm-run: booting $(basename "$kernel") ($acc, 2 vCPUs), output in $out" >&2
+boot "$acc"
+if [ "$acc" = kvm ] && [ -z "${VM_ACCEL:-}" ]; then
+	for _ in $(seq 40); do
+		grep -q "as init process" "$out/console.log" 2>/dev/null && break
+		kill -0 $qpid 2>/dev/null || break
+		sleep 0.5
+	done
+	if ! grep -q "as init process" "$out/console.log" 2>/dev/null; then
+		kill $qpid 2>/dev/null; wait $qpid 2>/dev/null || true
+		echo "vm-run: the guest does not boot under KVM here; using TCG" >&2
+		mkdir -p "$(dirname "$verdict")" && echo "$boot_id tcg" >"$verdict"
+		acc=tcg
+		boot tcg
+	fi
+fi
+
 rc=0
-timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-	-accel "$acc" -cpu "$cpu" -smp 2 -m "${VM_MEM:-2G}" \
-	-nodefaults -display none -no-reboot -monitor none \
-	-serial file:"$out/console.log" \
-	-kernel "$kernel" -append "$append" \
-	-virtfs local,path=/,mount_tag=/dev/root,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$out",mount_tag=out,security_model=none \
-	</dev/null >"$out/qemu.log" 2>&1 &
-qpid=$!
 tail -n +1 -f --pid=$qpid "$out/output" 2>/dev/null || true
 wait $qpid || rc=$?
 
