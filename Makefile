@@ -32,7 +32,7 @@ PERF		:= $(PERFOBJ)/perf
 
 export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ BZIMAGE PERFOBJ PERF
 
-.PHONY: all help deps source tree export-patches kernel perf vm run check series \
+.PHONY: all help deps source tree export-patches kernel perf selftests vm run check series \
 	bisect-check clean distclean
 
 all: kernel perf
@@ -70,6 +70,10 @@ kernel: tree
 ## perf          tools/perf from the patched tree, with BPF skeletons
 perf: tree
 	@$(H)/build-perf.sh $(TREE) $(PERFOBJ)
+
+## selftests     the kselftests the VM runs, built against the patched uapi headers
+selftests: tree
+	@$(H)/build-selftests.sh $(TREE) $(B)/selftests
 
 ## vm            boot the kernel and run CMD='...' in the guest
 vm: kernel

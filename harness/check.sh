@@ -26,13 +26,13 @@ for t in "$H"/tests/host/*.sh; do
 done
 
 # --- build -------------------------------------------------------------------
-if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf; then
-	echo "FAIL build (kernel or perf did not build; see above)" | tee -a "$results"
+if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf selftests; then
+	echo "FAIL build (kernel, perf or selftests did not build; see above)" | tee -a "$results"
 else
 	# --- guest -------------------------------------------------------------------
 	vm=$out/vm
 	mkdir -p "$vm"
-	cmd="H=$H PERF=$PERF $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
+	cmd="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
 	VM_TIMEOUT=${VM_TIMEOUT:-2400} "$H/vm-run.sh" -o "$vm" "$BZIMAGE" "$cmd"
 	vm_rc=$?
 	[ -f "$vm/results" ] && cat "$vm/results" >>"$results"

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counting events opened with attr.start_paused count nothing until a
+ * trigger event (attr.resume) opens a window, then exactly what happens
+ * inside it; and they stay paused across sleeping, DISABLE/ENABLE, RESET
+ * and fork (inherit).
+ *
+ * Each test checks exact counts of software events it causes itself:
+ * page faults (fresh anonymous pages) and context switches (a pipe
+ * ping-pong with a thread on the same CPU).  An always-running reference
+ * counter shows that the work did happen while the paused one stood still.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "pause_util.h"
+
+#define NR_PAGES	64
+#define NR_SWITCHES	200
+
+FIXTURE(counting)
+{
+	int pf, cs, tc;		/* start_paused group: page-faults leads */
+	int trig[2];		/* window open / close triggers */
+	int ref_pf, ref_cs;	/* never paused */
+};
+
+FIXTURE_SETUP(counting)
+{
+	struct perf_event_attr attr;
+	int err;
+
+	attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	attr.start_paused = 1;
+	self->pf = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(self->pf, 0) TH_LOG("start_paused page-faults: %s", strerror(errno));
+
+	attr = sw_attr(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	attr.start_paused = 1;
+	self->cs = sys_perf_event_open(&attr, 0, -1, self->pf, 0);
+	ASSERT_GE(self->cs, 0);
+
+	attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	attr.start_paused = 1;
+	self->tc = sys_perf_event_open(&attr, 0, -1, self->pf, 0);
+	ASSERT_GE(self->tc, 0);
+
+	err = open_window_triggers(self->pf, self->trig);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)");
+	ASSERT_EQ(err, 0) TH_LOG("trigger events: %s", strerror(-err));
+
+	attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	self->ref_pf = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(self->ref_pf, 0);
+	attr = sw_attr(PERF_COUNT_SW_CONTEXT_SWITCHES);
+	self->ref_cs = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(self->ref_cs, 0);
+}
+
+FIXTURE_TEARDOWN(counting)
+{
+	close(self->ref_cs);
+	close(self->ref_pf);
+	close(self->trig[1]);
+	close(self->trig[0]);
+	close(self->tc);
+	close(self->cs);
+	close(self->pf);
+}
+
+/* Pipe ping-pong with a thread pinned to our CPU: one switch per round. */
+static int pipes[2][2];
+
+static void *echo_thread(void *arg)
+{
+	char c;
+
+	while (read(pipes[0][0], &c, 1) == 1 && c)
+		if (write(pipes[1][1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+static void ping_pong(int rounds)
+{
+	char c = 1;
+
+	for (int i = 0; i < rounds; i++) {
+		if (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1)
+			break;
+	}
+}
+
+static pthread_t start_echo(void)
+{
+	cpu_set_t set;
+	pthread_attr_t pa;
+	pthread_t t;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	pthread_attr_init(&pa);
+	pthread_attr_setaffinity_np(&pa, sizeof(set), &set);
+	if (pipe(pipes[0]) || pipe(pipes[1]))
+		abort();
+	pthread_create(&t, &pa, echo_thread, NULL);
+	ping_pong(1);	/* the thread is up and has blocked once */
+	return t;
+}
+
+static void stop_echo(pthread_t t)
+{
+	char c = 0;
+
+	if (write(pipes[0][1], &c, 1) != 1)
+		abort();
+	pthread_join(t, NULL);
+	for (int i = 0; i < 2; i++) {
+		close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+}
+
+TEST_F(counting, page_faults_exact)
+{
+	__u64 ref0, ref1;
+
+	ref0 = read_count(self->ref_pf);
+	touch_fresh_pages(NR_PAGES);
+	ref1 = read_count(self->ref_pf);
+	EXPECT_GE(ref1 - ref0, NR_PAGES);
+	EXPECT_EQ(read_count(self->pf), 0) TH_LOG("counted while start_paused");
+
+	ref0 = read_count(self->ref_pf);
+	window_open();
+	touch_fresh_pages(NR_PAGES);
+	window_close();
+	ref1 = read_count(self->ref_pf);
+	EXPECT_EQ(read_count(self->pf), NR_PAGES);
+	EXPECT_EQ(read_count(self->pf), ref1 - ref0);
+
+	touch_fresh_pages(NR_PAGES);
+	EXPECT_EQ(read_count(self->pf), NR_PAGES) TH_LOG("counted after the window closed");
+
+	/* A second window adds exactly its own faults. */
+	window_open();
+	touch_fresh_pages(NR_PAGES / 2);
+	window_close();
+	EXPECT_EQ(read_count(self->pf), NR_PAGES + NR_PAGES / 2);
+}
+
+TEST_F(counting, context_switches_exact)
+{
+	pthread_t t = start_echo();
+	__u64 ref0, ref1, cs;
+
+	ref0 = read_count(self->ref_cs);
+	ping_pong(NR_SWITCHES);
+	ref1 = read_count(self->ref_cs);
+	EXPECT_GE(ref1 - ref0, NR_SWITCHES);
+	EXPECT_EQ(read_count(self->cs), 0) TH_LOG("counted while start_paused");
+
+	ref0 = read_count(self->ref_cs);
+	window_open();
+	ping_pong(NR_SWITCHES);
+	window_close();
+	ref1 = read_count(self->ref_cs);
+	cs = read_count(self->cs);
+	EXPECT_EQ(cs, ref1 - ref0);
+	/* One switch per round; a tick may preempt us once or twice more. */
+	EXPECT_GE(cs, NR_SWITCHES);
+	EXPECT_LE(cs, NR_SWITCHES + 5);
+
+	ping_pong(NR_SWITCHES);
+	EXPECT_EQ(read_count(self->cs), cs) TH_LOG("counted after the window closed");
+	stop_echo(t);
+}
+
+TEST_F(counting, task_clock_stands_still_while_paused)
+{
+	__u64 v0, v1;
+
+	burn_cpu_ms(20);
+	EXPECT_EQ(read_count(self->tc), 0);
+
+	window_open();
+	burn_cpu_ms(20);
+	window_close();
+	v0 = read_count(self->tc);
+	EXPECT_GE(v0, 10 * 1000 * 1000ULL) TH_LOG("20 ms burnt in the window, %llu ns counted",
+						    (unsigned long long)v0);
+	burn_cpu_ms(20);
+	v1 = read_count(self->tc);
+	EXPECT_EQ(v1, v0) TH_LOG("task-clock advanced by %llu ns while paused",
+				 (unsigned long long)(v1 - v0));
+}
+
+TEST_F(counting, survives_sleep)
+{
+	/* Paused across being switched out and in. */
+	usleep(50 * 1000);
+	touch_fresh_pages(NR_PAGES);
+	EXPECT_EQ(read_count(self->pf), 0);
+
+	/* And resumed across it too. */
+	window_open();
+	usleep(50 * 1000);
+	touch_fresh_pages(NR_PAGES);
+	window_close();
+	EXPECT_EQ(read_count(self->pf), NR_PAGES);
+	EXPECT_GE(read_count(self->cs), 1);
+}
+
+TEST_F(counting, survives_disable_enable_reset)
+{
+	ASSERT_EQ(ioctl(self->pf, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP), 0);
+	ASSERT_EQ(ioctl(self->pf, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP), 0);
+	touch_fresh_pages(NR_PAGES);
+	EXPECT_EQ(read_count(self->pf), 0) TH_LOG("DISABLE+ENABLE resumed a paused event");
+
+	ASSERT_EQ(ioctl(self->pf, PERF_EVENT_IOC_RESET, 0), 0);
+	touch_fresh_pages(NR_PAGES);
+	EXPECT_EQ(read_count(self->pf), 0) TH_LOG("RESET resumed a paused event");
+
+	/* A resumed event stays resumed across DISABLE+ENABLE. */
+	window_open();
+	ASSERT_EQ(ioctl(self->pf, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP), 0);
+	ASSERT_EQ(ioctl(self->pf, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP), 0);
+	touch_fresh_pages(NR_PAGES);
+	window_close();
+	EXPECT_EQ(read_count(self->pf), NR_PAGES);
+}
+
+/*
+ * Inherited copies start paused even when the parent's window is open at
+ * fork time, and the child's inherited triggers open the child's windows.
+ * vfork() keeps the parent from taking copy-on-write faults inside its
+ * own window while the child runs.
+ */
+TEST(inherit_child_starts_paused)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	int pf, trig[2], status, err;
+	pid_t pid;
+
+	attr.start_paused = 1;
+	attr.inherit = 1;
+	pf = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(pf, 0);
+	err = open_window_triggers_inherit(pf, trig, 1);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0);
+
+	window_open();
+	pid = vfork();
+	if (pid == 0) {
+		touch_fresh_pages(NR_PAGES);		/* paused: not counted */
+		window_open();
+		touch_fresh_pages(NR_PAGES / 2);	/* counted */
+		window_close();
+		_exit(0);
+	}
+	window_close();
+	ASSERT_GE(pid, 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	/* A parent's count includes its exited children's. */
+	EXPECT_EQ(read_count(pf), NR_PAGES / 2);
+
+	close(trig[1]);
+	close(trig[0]);
+	close(pf);
+}
+
+TEST_HARNESS_MAIN

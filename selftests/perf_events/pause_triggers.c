@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trigger events (attr.pause, attr.resume) open and close windows for
+ * the sampling events of their group: samples land only inside windows,
+ * the triggers' own samples mark the windows, and a paused sampling event
+ * stays paused across throttling, frequency adjustment, PERF_EVENT_IOC_PERIOD
+ * and _REFRESH.  Windows are opened by getppid() and closed by getpgrp(),
+ * see pause_util.h.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "pause_util.h"
+
+#define NR_WINDOWS	10
+#define IN_WINDOW	5	/* getuid() calls per window */
+#define OUTSIDE		3	/* getuid() calls between windows */
+
+struct sample {
+	__u64 id;
+	__u64 time;
+};
+
+/* Windows seen in the ring, checked as they come. */
+struct walk {
+	__u64 id_open, id_close, id_target;
+	int inside, opened, closed, in, out;
+	__u64 last_time;
+	int backwards;
+};
+
+static int check_record(struct perf_event_header *h, void *arg)
+{
+	struct sample *s = (void *)(h + 1);
+	struct walk *w = arg;
+
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (s->time < w->last_time)
+		w->backwards++;
+	w->last_time = s->time;
+	if (s->id == w->id_open) {
+		w->inside = 1;
+		w->opened++;
+	} else if (s->id == w->id_close) {
+		w->inside = 0;
+		w->closed++;
+	} else if (s->id == w->id_target) {
+		if (w->inside)
+			w->in++;
+		else
+			w->out++;
+	}
+	return 0;
+}
+
+static __u64 event_id(int fd)
+{
+	__u64 id = 0;
+
+	ioctl(fd, PERF_EVENT_IOC_ID, &id);
+	return id;
+}
+
+/*
+ * A start_paused sampling @leader in a group with window triggers, all
+ * writing to the leader's ring; returns 0 or SKIP-worthy -ENOENT.
+ */
+static int open_windowed(struct perf_event_attr *leader_attr, int *leader,
+			 int trig[2], struct ring *ring, struct walk *w)
+{
+	int err;
+
+	leader_attr->start_paused = 1;
+	leader_attr->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;
+	*leader = sys_perf_event_open(leader_attr, 0, -1, -1, 0);
+	if (*leader < 0)
+		return -errno;
+	err = open_window_triggers(*leader, trig);
+	if (err)
+		return err;
+	err = ring_open(ring, *leader);
+	if (err)
+		return err;
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_attr a;
+
+		/* Triggers sample too: re-open them with a sample_type. */
+		close(trig[i]);
+		a = tp_attr(tracepoint_id(i ? "syscalls/sys_enter_getpgrp" :
+						"syscalls/sys_enter_getppid"));
+		a.sample_period = 1;
+		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;
+		a.pause = i;
+		a.resume = !i;
+		trig[i] = sys_perf_event_open(&a, 0, -1, *leader, 0);
+		if (trig[i] < 0)
+			return -errno;
+		if (ioctl(trig[i], PERF_EVENT_IOC_SET_OUTPUT, *leader))
+			return -errno;
+	}
+	memset(w, 0, sizeof(*w));
+	w->id_open = event_id(trig[0]);
+	w->id_close = event_id(trig[1]);
+	w->id_target = event_id(*leader);
+	return 0;
+}
+
+static void close_windowed(int leader, int trig[2], struct ring *ring)
+{
+	ring_close(ring);
+	close(trig[1]);
+	close(trig[0]);
+	close(leader);
+}
+
+/* Tracepoint samples and counts only inside windows, none outside. */
+TEST(tracepoint_samples_only_inside_windows)
+{
+	long id = tracepoint_id("syscalls/sys_enter_getuid");
+	struct perf_event_attr attr;
+	struct ring ring;
+	struct walk w;
+	int leader, trig[2], err;
+
+	if (id < 0)
+		SKIP(return, "no syscall tracepoints");
+	attr = tp_attr(id);
+	attr.sample_period = 1;
+	err = open_windowed(&attr, &leader, trig, &ring, &w);
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
+
+	for (int i = 0; i < NR_WINDOWS; i++) {
+		for (int j = 0; j < OUTSIDE; j++)
+			syscall(__NR_getuid);
+		window_open();
+		for (int j = 0; j < IN_WINDOW; j++)
+			syscall(__NR_getuid);
+		window_close();
+	}
+	for (int j = 0; j < OUTSIDE; j++)
+		syscall(__NR_getuid);
+
+	EXPECT_EQ(read_count(leader), NR_WINDOWS * IN_WINDOW);
+	ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+	EXPECT_EQ(w.opened, NR_WINDOWS) TH_LOG("trigger samples mark the windows");
+	EXPECT_EQ(w.closed, NR_WINDOWS);
+	EXPECT_EQ(w.in, NR_WINDOWS * IN_WINDOW);
+	EXPECT_EQ(w.out, 0) TH_LOG("samples outside the windows");
+	EXPECT_EQ(w.backwards, 0);
+	close_windowed(leader, trig, &ring);
+}
+
+/* A start_paused hrtimer sampling event: no samples until resumed. */
+static void clock_samples(struct __test_metadata *_metadata, __u64 config)
+{
+	struct perf_event_attr attr = sw_attr(config);
+	struct ring ring;
+	struct walk w;
+	int leader, trig[2], err;
+
+	attr.sample_period = 200 * 1000;	/* 200 us */
+	err = open_windowed(&attr, &leader, trig, &ring, &w);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
+
+	burn_cpu_ms(30);
+	ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+	EXPECT_EQ(w.out, 0) TH_LOG("samples before the first resume");
+	EXPECT_EQ(read_count(leader), 0);
+
+	window_open();
+	burn_cpu_ms(30);
+	window_close();
+	burn_cpu_ms(30);
+	ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+	EXPECT_GE(w.in, 10) TH_LOG("30 ms at 200 us: only %d samples", w.in);
+	EXPECT_EQ(w.out, 0) TH_LOG("samples after the window closed");
+	close_windowed(leader, trig, &ring);
+}
+
+TEST(cpu_clock_start_paused_samples)
+{
+	clock_samples(_metadata, PERF_COUNT_SW_CPU_CLOCK);
+}
+
+TEST(task_clock_start_paused_samples)
+{
+	clock_samples(_metadata, PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/* Page-fault sampling events, paused: these must not count. */
+static void expect_paused_pf(struct __test_metadata *_metadata, int fd, const char *what)
+{
+	touch_fresh_pages(64);
+	EXPECT_EQ(read_count(fd), 0) TH_LOG("resumed by %s", what);
+}
+
+TEST(survives_period_and_refresh)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	__u64 period = 7;
+	int fd;
+
+	attr.sample_period = 1000;
+	attr.start_paused = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_PERIOD, &period), 0);
+	expect_paused_pf(_metadata, fd, "PERF_EVENT_IOC_PERIOD");
+	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_REFRESH, 1000), 0);
+	expect_paused_pf(_metadata, fd, "PERF_EVENT_IOC_REFRESH");
+	close(fd);
+}
+
+TEST(survives_frequency_mode)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	int fd, trig[2], err;
+
+	attr.freq = 1;
+	attr.sample_freq = 1000;
+	attr.start_paused = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	err = open_window_triggers(fd, trig);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0);
+
+	/* Several ticks pass: each adjusts the period of freq events. */
+	for (int i = 0; i < 5; i++) {
+		usleep(5000);
+		burn_cpu_ms(5);
+		expect_paused_pf(_metadata, fd, "the frequency adjustment on the tick");
+	}
+	window_open();
+	touch_fresh_pages(32);
+	window_close();
+	EXPECT_EQ(read_count(fd), 32);
+	close(trig[1]);
+	close(trig[0]);
+	close(fd);
+}
+
+static int count_throttle(struct perf_event_header *h, void *arg)
+{
+	if (h->type == PERF_RECORD_THROTTLE)
+		++*(int *)arg;
+	return 0;
+}
+
+static void write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, val, strlen(val)) < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+/*
+ * Throttling stops a whole group and unthrottling restarts it on the next
+ * tick: the paused member must not be restarted with it.
+ */
+TEST(survives_group_throttling)
+{
+	const char *rate = "/proc/sys/kernel/perf_event_max_sample_rate";
+	struct perf_event_attr attr;
+	char old[32] = "100000";
+	int paused, noisy, trig[2], throttles = 0, fd, err;
+	struct ring ring;
+	ssize_t n;
+
+	attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	attr.start_paused = 1;
+	paused = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(paused, 0);
+	err = open_window_triggers(paused, trig);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0);
+
+	/* A sibling sampling every fault: it throttles the group. */
+	attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	attr.sample_period = 1;
+	noisy = sys_perf_event_open(&attr, 0, -1, paused, 0);
+	ASSERT_GE(noisy, 0);
+	ASSERT_EQ(ring_open(&ring, noisy), 0);
+
+	fd = open(rate, O_RDONLY);
+	ASSERT_GE(fd, 0);
+	n = read(fd, old, sizeof(old) - 1);
+	close(fd);
+	old[n > 0 ? n : 0] = '\0';
+	write_sysctl(rate, "1000");	/* one sample per tick at HZ=1000 */
+
+	for (int i = 0; i < 20; i++) {
+		touch_fresh_pages(32);
+		usleep(2000);		/* ticks unthrottle the group */
+	}
+	write_sysctl(rate, old);
+
+	ring_for_each(&ring, count_throttle, &throttles);
+	ASSERT_GE(throttles, 1) TH_LOG("the group never throttled; test proves nothing");
+	EXPECT_EQ(read_count(paused), 0) TH_LOG("restarted by unthrottling");
+
+	usleep(5000);
+	window_open();
+	touch_fresh_pages(16);
+	window_close();
+	EXPECT_EQ(read_count(paused), 16);
+
+	ring_close(&ring);
+	close(noisy);
+	close(trig[1]);
+	close(trig[0]);
+	close(paused);
+}
+
+TEST_HARNESS_MAIN
