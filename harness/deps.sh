@@ -15,8 +15,8 @@ pkgs=(
 	zlib1g-dev libslang2-dev python3
 	# guest
 	qemu-system-x86
-	# perf's documentation and the host-side fuzzer
-	asciidoc-base xmlto libclang-rt-19-dev
+	# perf's documentation, the host-side fuzzer, checkpatch's spdxcheck
+	asciidoc-base xmlto libclang-rt-19-dev python3-ply python3-git
 )
 
 missing=()

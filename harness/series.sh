@@ -76,7 +76,8 @@ rm -rf "$chk"
 
 bad=0
 for p in $(ls "$out"/*.patch | grep -v 0000-cover-letter); do
-	res=$(cd "$TREE" && ./scripts/checkpatch.pl --strict --quiet --show-types "$p" || true)
+	# /usr/bin first: checkpatch's spdxcheck.py needs Debian's python3-ply and -git.
+	res=$(cd "$TREE" && PATH=/usr/bin:$PATH ./scripts/checkpatch.pl --strict --quiet --show-types "$p" 2>&1 || true)
 	[ -z "$res" ] || { echo "$me: checkpatch --strict: $(basename "$p"):"; echo "$res"; bad=1; }
 done
 [ $bad -eq 0 ] || die "checkpatch --strict is not clean (see above)"

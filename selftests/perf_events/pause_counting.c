@@ -192,8 +192,8 @@ TEST_F(counting, task_clock_stands_still_while_paused)
 	burn_cpu_ms(20);
 	window_close();
 	v0 = read_count(self->tc);
-	EXPECT_GE(v0, 10 * 1000 * 1000ULL) TH_LOG("20 ms burnt in the window, %llu ns counted",
-						    (unsigned long long)v0);
+	EXPECT_GE(v0, 10 * 1000 * 1000ULL)
+		TH_LOG("20 ms burnt in the window, %llu ns counted", (unsigned long long)v0);
 	burn_cpu_ms(20);
 	v1 = read_count(self->tc);
 	EXPECT_EQ(v1, v0) TH_LOG("task-clock advanced by %llu ns while paused",

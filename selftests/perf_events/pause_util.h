@@ -140,8 +140,9 @@ static inline int touch_fresh_pages(int n)
 	if (p == MAP_FAILED)
 		return -1;
 	madvise(p, n * page, MADV_NOHUGEPAGE);
+	/* munmap() takes p: the compiler cannot drop these stores. */
 	for (i = 0; i < n; i++)
-		((volatile char *)p)[i * page] = 1;
+		p[i * page] = 1;
 	munmap(p, n * page);
 	return 0;
 }
@@ -149,12 +150,12 @@ static inline int touch_fresh_pages(int n)
 static inline void burn_cpu_ms(int ms)
 {
 	struct timespec t0, t;
-	volatile unsigned long x = 0;
+	unsigned long x = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
 		for (int i = 0; i < 10000; i++)
-			x += i;
+			asm volatile("" : "+r" (x) : "r" (i));
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 +
 		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
