@@ -7,7 +7,7 @@ trap 'rm -f $data $data.old /tmp/report.txt' EXIT
 $PERF record -e cpu-clock -F 1000 -o $data -- $PERF test -w noploop 1
 $PERF report -i $data --stdio --sort sym --percent-limit 0 >/tmp/report.txt
 cat /tmp/report.txt | head -20
-samples=$(sed -n 's/^# Samples: \([0-9]*\).*/\1/p' /tmp/report.txt)
+samples=$($PERF script -i $data -F ip 2>/dev/null | wc -l)
 top=$(grep -v '^#' /tmp/report.txt | grep -m1 '%')
 echo "samples=$samples top: $top"
 [ "${samples:-0}" -ge 100 ] || { echo "FAIL: only ${samples:-0} samples for 1s of cpu-clock at 1 kHz"; exit 1; }
