@@ -71,9 +71,10 @@ kernel: tree
 perf: tree
 	@$(H)/build-perf.sh $(TREE) $(PERFOBJ)
 
-## selftests     the kselftests the VM runs, built against the patched uapi headers
-selftests: tree
+## selftests     the kselftests and BPF selftests the VM runs (patched uapi, kernel BTF)
+selftests: kernel
 	@$(H)/build-selftests.sh $(TREE) $(B)/selftests
+	@$(H)/build-bpf-selftests.sh $(TREE) $(KOBJ) $(B)/selftests/bpf
 
 ## vm            boot the kernel and run CMD='...' in the guest
 vm: kernel

@@ -1,0 +1,49 @@
+#!/bin/bash
+# usage: build-bpf-selftests.sh TREE KOBJ OUTDIR
+#
+# Build our BPF selftests (tools/testing/selftests/bpf/prog_tests/X.c with
+# their progs/) without building all of test_progs: libbpf and a bootstrap
+# bpftool from TREE, vmlinux.h from the kernel in KOBJ, BPF objects with
+# clang-19, skeletons, and one runner binary per test (harness/bpf-runner
+# stands in for test_progs).  Needs 'make selftests' first for the uapi
+# headers in OUTDIR/../usr.
+set -euo pipefail
+tree=${1:?usage: build-bpf-selftests.sh TREE KOBJ OUTDIR}
+kobj=${2:?usage: build-bpf-selftests.sh TREE KOBJ OUTDIR}
+out=${3:?usage: build-bpf-selftests.sh TREE KOBJ OUTDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+st=$tree/tools/testing/selftests/bpf
+tests=(perf_event_pause)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+uapi=$out/../usr/include
+[ -d "$uapi" ] || { echo "build-bpf-selftests: no $uapi: run 'make selftests' first" >&2; exit 1; }
+q=-s
+[ "${V:-0}" = 1 ] && q=
+
+mkdir -p "$out/libbpf" "$out/bpftool"
+make $q -C "$tree/tools/lib/bpf" OUTPUT="$out/libbpf/" DESTDIR="$out/libbpf" prefix= \
+	"$out/libbpf/libbpf.a" install_headers
+make $q -C "$tree/tools/bpf/bpftool" OUTPUT="$out/bpftool/" bootstrap
+bpftool=$out/bpftool/bootstrap/bpftool
+
+# vmlinux.h from the VM kernel's BTF, regenerated when the kernel changes.
+if [ ! -s "$out/vmlinux.h" ] || [ "$kobj/vmlinux" -nt "$out/vmlinux.h" ]; then
+	"$bpftool" btf dump file "$kobj/vmlinux" format c >"$out/vmlinux.h"
+fi
+
+bpf_cflags=(-g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_x86
+	    -fms-extensions -Wno-microsoft-anon-tag -Wall -Wno-unused-variable
+	    -I"$out" -I"$out/libbpf/include" -I"$st" -I"$st/progs")
+for t in "${tests[@]}"; do
+	echo "build-bpf-selftests: $t"
+	for prog in "$st"/progs/test_"$t"*.c; do
+		name=$(basename "$prog" .c)
+		clang-19 "${bpf_cflags[@]}" -c "$prog" -o "$out/$name.bpf.o"
+		"$bpftool" gen skeleton "$out/$name.bpf.o" name "$name" >"$out/$name.skel.h"
+	done
+	gcc -O1 -g -Wall -DTEST="$t" -isystem "$uapi" -I"$here/bpf-runner" -I"$out" \
+		-I"$out/libbpf/include" -o "$out/$t" \
+		"$st/prog_tests/$t.c" "$here/bpf-runner/runner.c" \
+		"$out/libbpf/libbpf.a" -lelf -lz
+done

@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_perf_event_pause(): windows opened and closed from kprobes,
+ * kretprobes, tracepoints, uprobes and uretprobes on start_paused software
+ * events, with exact counts inside the windows; samples of a cpu-clock
+ * event only inside a uprobed function; every errno; the verifier's word
+ * on a non-map argument and on an unprivileged program type.
+ */
+#define _GNU_SOURCE
+#include <test_progs.h>
+#include <linux/perf_event.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "test_perf_event_pause.skel.h"
+#include "test_perf_event_pause_fail.skel.h"
+
+#define NR_PAGES	32
+#define NR_WINDOWS	4
+
+static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+			       int group_fd)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, 0);
+}
+
+static int open_sw(__u64 config, int group_fd, int start_paused)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = config,
+		.start_paused = start_paused,
+	};
+
+	return sys_perf_event_open(&attr, 0, -1, group_fd);
+}
+
+static __u64 count(int fd)
+{
+	__u64 v = ~0ULL;
+
+	if (read(fd, &v, sizeof(v)) != sizeof(v))
+		return ~0ULL;
+	return v;
+}
+
+static void touch_fresh_pages(int n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, n * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	for (int i = 0; i < n; i++)
+		p[i * page] = 1;
+	munmap(p, n * page);
+}
+
+/* The uprobed function: a window is exactly its run. */
+noinline int perf_pause_window_fn(int pages)
+{
+	touch_fresh_pages(pages);
+	usleep(1000);		/* one context switch at least */
+	return pages;
+}
+
+static void window_open(void)
+{
+	syscall(__NR_getppid);
+}
+
+static void window_close(void)
+{
+	syscall(__NR_getpgrp);
+}
+
+/* A start_paused group {page-faults, context-switches, task-clock} in slot 0. */
+struct group {
+	int pf, cs, tc;
+};
+
+static int group_open(struct group *g, int map_fd)
+{
+	int key = 0;
+
+	g->pf = open_sw(PERF_COUNT_SW_PAGE_FAULTS, -1, 1);
+	g->cs = open_sw(PERF_COUNT_SW_CONTEXT_SWITCHES, g->pf, 1);
+	g->tc = open_sw(PERF_COUNT_SW_TASK_CLOCK, g->pf, 1);
+	if (!ASSERT_OK_FD(g->pf, "page-faults") || !ASSERT_OK_FD(g->cs, "context-switches") ||
+	    !ASSERT_OK_FD(g->tc, "task-clock"))
+		return -1;
+	return bpf_map_update_elem(map_fd, &key, &g->pf, BPF_ANY);
+}
+
+static void group_close(struct group *g, int map_fd)
+{
+	int key = 0;
+
+	bpf_map_delete_elem(map_fd, &key);
+	close(g->tc);
+	close(g->cs);
+	close(g->pf);
+}
+
+/*
+ * Attach @open and @close, run windows with syscalls (or the uprobed
+ * function), and check the group counted exactly what ran inside them.
+ */
+static void run_windows(struct test_perf_event_pause *skel, struct bpf_program *open,
+			struct bpf_program *close_prog, bool uprobe)
+{
+	int map_fd = bpf_map__fd(skel->maps.events);
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	struct group g = {};
+	__u64 tc;
+
+	skel->bss->target_pid = getpid();
+	skel->bss->slot = 0;
+
+	if (uprobe) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "perf_pause_window_fn");
+
+		uo.retprobe = false;
+		l1 = bpf_program__attach_uprobe_opts(open, 0, "/proc/self/exe", 0, &uo);
+		uo.retprobe = true;
+		l2 = bpf_program__attach_uprobe_opts(close_prog, 0, "/proc/self/exe", 0, &uo);
+	} else {
+		l1 = bpf_program__attach(open);
+		l2 = bpf_program__attach(close_prog);
+	}
+	if (!ASSERT_OK_PTR(l1, "attach open") || !ASSERT_OK_PTR(l2, "attach close"))
+		goto out;
+
+	/*
+	 * A first run with the slot still empty (-ENOENT): the first uprobe
+	 * hit in a process faults in its out-of-line page, which is not what
+	 * the window is about.
+	 */
+	if (uprobe)
+		perf_pause_window_fn(1);
+	skel->bss->nr_calls = 0;
+	skel->bss->nr_errors = 0;
+	if (!ASSERT_OK(group_open(&g, map_fd), "group in slot 0"))
+		goto out;
+
+	/* Outside any window: nothing counts. */
+	touch_fresh_pages(NR_PAGES);
+	usleep(1000);
+	ASSERT_EQ(count(g.pf), 0, "page faults before any window");
+	ASSERT_EQ(count(g.cs), 0, "context switches before any window");
+	ASSERT_EQ(count(g.tc), 0, "task-clock before any window");
+
+	for (int i = 0; i < NR_WINDOWS; i++) {
+		if (uprobe) {
+			perf_pause_window_fn(NR_PAGES);
+		} else {
+			window_open();
+			perf_pause_window_fn(NR_PAGES);
+			window_close();
+		}
+		touch_fresh_pages(NR_PAGES);	/* outside */
+		usleep(1000);
+	}
+	ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors");
+	ASSERT_EQ(skel->bss->nr_calls, 2 * NR_WINDOWS, "kfunc calls");
+	ASSERT_EQ(count(g.pf), NR_WINDOWS * NR_PAGES, "page faults inside windows");
+	ASSERT_GE(count(g.cs), NR_WINDOWS, "context switches inside windows");
+	/* usleep(1000) in each window: at most one more switch out per window. */
+	ASSERT_LE(count(g.cs), 2 * NR_WINDOWS, "context switches inside windows");
+	tc = count(g.tc);
+	ASSERT_GT(tc, 0, "task-clock inside windows");
+	touch_fresh_pages(NR_PAGES);
+	ASSERT_EQ(count(g.tc), tc, "task-clock stands still after the last window");
+out:
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l1);
+	group_close(&g, map_fd);
+}
+
+/* Samples of a start_paused cpu-clock event fall inside the uprobed function. */
+/* Calls nothing, so that every sample of its run has an IP inside it. */
+noinline __attribute__((section("perf_pause_busy_text"))) int perf_pause_busy_fn(int loops)
+{
+	unsigned long x = 0;
+
+	for (int i = 0; i < loops; i++)
+		asm volatile("" : "+r" (x) : "r" (i));
+	return x;
+}
+
+extern char __start_perf_pause_busy_text[], __stop_perf_pause_busy_text[];
+
+static void test_samples_in_function(struct test_perf_event_pause *skel)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 100 * 1000,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.start_paused = 1,
+	};
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = "perf_pause_busy_fn");
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd, in = 0, out = 0;
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *mp;
+	__u64 head, tail;
+	void *base;
+
+	skel->bss->target_pid = getpid();
+	skel->bss->slot = 0;
+	skel->bss->nr_errors = 0;
+	fd = sys_perf_event_open(&attr, 0, -1, -1);
+	if (!ASSERT_OK_FD(fd, "cpu-clock"))
+		return;
+	base = mmap(NULL, 65 * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (!ASSERT_NEQ(base, MAP_FAILED, "mmap"))
+		goto out_fd;
+	ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0");
+
+	l1 = bpf_program__attach_uprobe_opts(skel->progs.uprobe_open, 0, "/proc/self/exe", 0, &uo);
+	uo.retprobe = true;
+	l2 = bpf_program__attach_uprobe_opts(skel->progs.uretprobe_close, 0, "/proc/self/exe",
+					     0, &uo);
+	if (!ASSERT_OK_PTR(l1, "uprobe") || !ASSERT_OK_PTR(l2, "uretprobe"))
+		goto out;
+
+	for (int i = 0; i < 3; i++) {
+		perf_pause_busy_fn(20 * 1000 * 1000);	/* inside */
+		touch_fresh_pages(64);		/* outside ... */
+		perf_pause_window_fn(1);
+	}
+
+	mp = base;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	for (tail = mp->data_tail; tail < head;) {
+		struct perf_event_header *h = base + page + tail % (64 * page);
+
+		if (h->type == PERF_RECORD_SAMPLE) {
+			__u64 ip = *(__u64 *)(h + 1);
+
+			if (ip >= (__u64)__start_perf_pause_busy_text &&
+			    ip < (__u64)__stop_perf_pause_busy_text)
+				in++;
+			else
+				out++;
+		}
+		tail += h->size;
+	}
+	ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors");
+	ASSERT_GE(in, 10, "samples inside the function");
+	ASSERT_EQ(out, 0, "samples outside the function");
+out:
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l1);
+	bpf_map_delete_elem(map_fd, &key);
+	munmap(base, 65 * page);
+out_fd:
+	close(fd);
+}
+
+/* One call from the tracepoint on getppid(), with the given slot setup. */
+static int call_once(struct test_perf_event_pause *skel, __u64 slot, bool wrong_map)
+{
+	struct bpf_link *link = bpf_program__attach(skel->progs.tp_open);
+
+	if (!ASSERT_OK_PTR(link, "attach"))
+		return 1;
+	skel->bss->target_pid = getpid();
+	skel->bss->slot = slot;
+	skel->bss->use_wrong_map = wrong_map;
+	skel->bss->last_ret = 1;
+	window_open();
+	bpf_link__destroy(link);
+	skel->bss->use_wrong_map = false;
+	return skel->bss->last_ret;
+}
+
+static void test_errnos(struct test_perf_event_pause *skel)
+{
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd, other;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.start_paused = 1,
+	};
+	pid_t child;
+
+	ASSERT_EQ(call_once(skel, 0, true), -EINVAL, "not a perf event array");
+	ASSERT_EQ(call_once(skel, 1ULL << 40, false), -EOPNOTSUPP, "unknown flags");
+	ASSERT_EQ(call_once(skel, 2, false), -E2BIG, "index out of range");
+	ASSERT_EQ(call_once(skel, 1, false), -ENOENT, "empty slot");
+
+	/* Another task's event: its PMU is not touched, -EXDEV. */
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	other = sys_perf_event_open(&attr, child, -1, -1);
+	if (ASSERT_OK_FD(other, "child's event")) {
+		ASSERT_OK(bpf_map_update_elem(map_fd, &key, &other, BPF_ANY), "slot 0");
+		ASSERT_EQ(call_once(skel, 0, false), -EXDEV, "another task's event");
+		close(other);
+	}
+
+	/* An inherited event current runs no copy of: -ESRCH. */
+	attr.inherit = 1;
+	other = sys_perf_event_open(&attr, child, -1, -1);
+	if (ASSERT_OK_FD(other, "child's inherited event")) {
+		ASSERT_OK(bpf_map_update_elem(map_fd, &key, &other, BPF_ANY),
+			  "inherited events go into the array");
+		ASSERT_EQ(call_once(skel, 0, false), -ESRCH, "no copy in current");
+		close(other);
+	}
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+
+	/* Our own event: 0, and it really resumed. */
+	attr.inherit = 0;
+	fd = sys_perf_event_open(&attr, 0, -1, -1);
+	if (ASSERT_OK_FD(fd, "own event")) {
+		ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0");
+		ASSERT_EQ(call_once(skel, 0, false), 0, "own event");
+		touch_fresh_pages(NR_PAGES);
+		ASSERT_GE(count(fd), NR_PAGES, "resumed");
+		close(fd);
+	}
+	bpf_map_delete_elem(map_fd, &key);
+}
+
+/* An inherited per-task event: a forked child's windows act on its copy. */
+static void test_inherit(struct test_perf_event_pause *skel)
+{
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd, status;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.start_paused = 1,
+		.inherit = 1,
+	};
+	struct bpf_link *l1, *l2;
+	pid_t child;
+
+	fd = sys_perf_event_open(&attr, 0, -1, -1);
+	if (!ASSERT_OK_FD(fd, "inherited page-faults"))
+		return;
+	if (!ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0"))
+		goto out_fd;
+	skel->bss->target_pid = getpid();
+	skel->bss->slot = 0;
+	skel->bss->nr_errors = 0;
+	l1 = bpf_program__attach(skel->progs.tp_open);
+	l2 = bpf_program__attach(skel->progs.tp_close);
+	if (!ASSERT_OK_PTR(l1, "attach") || !ASSERT_OK_PTR(l2, "attach"))
+		goto out;
+
+	child = vfork();
+	if (child == 0) {
+		/* Windows are keyed on the tgid: let the child in. */
+		skel->bss->target_pid = getpid();
+		touch_fresh_pages(NR_PAGES);		/* paused */
+		window_open();
+		touch_fresh_pages(NR_PAGES / 2);	/* counted in the child's copy */
+		window_close();
+		_exit(0);
+	}
+	waitpid(child, &status, 0);
+	ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors in the child");
+	ASSERT_EQ(count(fd), NR_PAGES / 2, "child's window, folded into the parent");
+out:
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l1);
+	bpf_map_delete_elem(map_fd, &key);
+out_fd:
+	close(fd);
+}
+
+static void test_verifier(void)
+{
+	char log[8192] = {};
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_buf = log,
+		    .kernel_log_size = sizeof(log), .kernel_log_level = 1);
+	struct test_perf_event_pause_fail *skel;
+
+	skel = test_perf_event_pause_fail__open_opts(&oo);
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.pause_from_socket, false);
+	ASSERT_ERR(test_perf_event_pause_fail__load(skel), "load with a non-map argument");
+	ASSERT_OK_PTR(strstr(log, "map"), "verifier log names the map argument");
+	if (env.verbosity > VERBOSE_NONE)
+		fprintf(stderr, "%s\n", log);
+	test_perf_event_pause_fail__destroy(skel);
+
+	memset(log, 0, sizeof(log));
+	skel = test_perf_event_pause_fail__open_opts(&oo);
+	if (!ASSERT_OK_PTR(skel, "open"))
+		return;
+	bpf_program__set_autoload(skel->progs.pause_non_map, false);
+	ASSERT_ERR(test_perf_event_pause_fail__load(skel), "load from a socket filter");
+	test_perf_event_pause_fail__destroy(skel);
+}
+
+void test_perf_event_pause(void)
+{
+	struct test_perf_event_pause *skel;
+
+	skel = test_perf_event_pause__open_and_load();
+	if (!ASSERT_OK_PTR(skel, "open_and_load"))
+		return;
+
+	if (test__start_subtest("kprobe"))
+		run_windows(skel, skel->progs.kprobe_open, skel->progs.kprobe_close, false);
+	if (test__start_subtest("kretprobe"))
+		run_windows(skel, skel->progs.kretprobe_open, skel->progs.kretprobe_close, false);
+	if (test__start_subtest("tracepoint"))
+		run_windows(skel, skel->progs.tp_open, skel->progs.tp_close, false);
+	if (test__start_subtest("uprobe_uretprobe"))
+		run_windows(skel, skel->progs.uprobe_open, skel->progs.uretprobe_close, true);
+	if (test__start_subtest("samples_inside_function"))
+		test_samples_in_function(skel);
+	if (test__start_subtest("errnos"))
+		test_errnos(skel);
+	if (test__start_subtest("inherit"))
+		test_inherit(skel);
+	if (test__start_subtest("verifier"))
+		test_verifier();
+
+	test_perf_event_pause__destroy(skel);
+}

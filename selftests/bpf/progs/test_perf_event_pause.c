@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Windows for perf events, opened and closed by bpf_perf_event_pause()
+ * from each kind of probe.  A window opens on entry to getppid() (or the
+ * uprobed function) and closes on getpgrp() (or its return), for the
+ * target process only.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "bpf_kfuncs.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(int));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, 2);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, int);
+	__type(value, int);
+	__uint(max_entries, 2);
+} not_events SEC(".maps");
+
+/* Set before attaching. */
+int target_pid;
+__u64 slot;		/* flags argument: index or BPF_F_CURRENT_CPU */
+bool use_wrong_map;
+
+/* Results. */
+int last_ret;
+int nr_calls;
+int nr_errors;
+
+static int window(bool pause)
+{
+	int ret;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_pid)
+		return 0;
+	if (use_wrong_map)
+		ret = bpf_perf_event_pause(&not_events, slot, pause);
+	else
+		ret = bpf_perf_event_pause(&events, slot, pause);
+	last_ret = ret;
+	nr_calls++;
+	if (ret)
+		nr_errors++;
+	return 0;
+}
+
+SEC("ksyscall/getppid")
+int BPF_KSYSCALL(kprobe_open)
+{
+	return window(false);
+}
+
+SEC("ksyscall/getpgrp")
+int BPF_KSYSCALL(kprobe_close)
+{
+	return window(true);
+}
+
+SEC("kretsyscall/getppid")
+int BPF_KRETPROBE(kretprobe_open)
+{
+	return window(false);
+}
+
+SEC("kretsyscall/getpgrp")
+int BPF_KRETPROBE(kretprobe_close)
+{
+	return window(true);
+}
+
+SEC("tp/syscalls/sys_enter_getppid")
+int tp_open(void *ctx)
+{
+	return window(false);
+}
+
+SEC("tp/syscalls/sys_enter_getpgrp")
+int tp_close(void *ctx)
+{
+	return window(true);
+}
+
+SEC("uprobe")
+int BPF_UPROBE(uprobe_open)
+{
+	return window(false);
+}
+
+SEC("uretprobe")
+int BPF_URETPROBE(uretprobe_close)
+{
+	return window(true);
+}
+
+char _license[] SEC("license") = "GPL";
