@@ -18,9 +18,9 @@ while IFS='	' read -r name cmd; do
 	before=$(wc -l <"$RESULTS")
 	log=/tmp/test-$name.log
 	start=$(date +%s)
-	(cd /tmp && eval "$cmd") >"$log" 2>&1
-	rc=$?
-	cat "$log"
+	# Shown as it runs; the exit code goes through a file past the pipe.
+	{ (cd /tmp && eval "$cmd"); echo $? >/tmp/rc.$$; } 2>&1 | tee "$log"
+	rc=$(cat /tmp/rc.$$)
 	after=$(wc -l <"$RESULTS")
 	if [ "$after" -eq "$before" ]; then
 		case $rc in
