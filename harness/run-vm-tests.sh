@@ -16,7 +16,7 @@ while IFS='	' read -r name cmd; do
 	[ -n "${ONLY:-}" ] && case "$name" in $ONLY) ;; *) continue ;; esac
 	echo "=== $name"
 	before=$(wc -l <"$RESULTS")
-	log=/tmp/test-$name.log
+	log=/tmp/test-$(echo "$name" | tr / _).log
 	start=$(date +%s)
 	# Shown as it runs; the exit code goes through a file past the pipe.
 	{ (cd /tmp && eval "$cmd"); echo $? >/tmp/rc.$$; } 2>&1 | tee "$log"
