@@ -10,6 +10,8 @@
 #include <bpf/bpf_tracing.h>
 #include "bpf_kfuncs.h"
 
+#define ENOENT 2
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
 	__uint(key_size, sizeof(int));
@@ -33,6 +35,9 @@ bool use_wrong_map;
 int last_ret;
 int nr_calls;
 int nr_errors;
+int nr_enoent;		/* stress: slots emptied under the windows */
+int nr_nested;		/* stress: calls from inside the pause path */
+bool nested;		/* stress: call again from inside the pause path */
 
 static int window(bool pause)
 {
@@ -45,9 +50,11 @@ static int window(bool pause)
 	else
 		ret = bpf_perf_event_pause(&events, slot, pause);
 	last_ret = ret;
-	nr_calls++;
-	if (ret)
-		nr_errors++;
+	__sync_fetch_and_add(&nr_calls, 1);
+	if (ret == -ENOENT)
+		__sync_fetch_and_add(&nr_enoent, 1);
+	else if (ret)
+		__sync_fetch_and_add(&nr_errors, 1);
 	return 0;
 }
 
@@ -97,6 +104,21 @@ SEC("uretprobe")
 int BPF_URETPROBE(uretprobe_close)
 {
 	return window(true);
+}
+
+/*
+ * A probe inside the pause path itself: stopping a cpu-clock event calls
+ * back into the kfunc on the same CPU.  It must neither deadlock nor
+ * re-enter the PMU.
+ */
+SEC("kprobe/cpu_clock_event_stop")
+int BPF_KPROBE(pause_path_probe)
+{
+	if (!nested)
+		return 0;
+	bpf_perf_event_pause(&events, BPF_F_CURRENT_CPU, false);
+	__sync_fetch_and_add(&nr_nested, 1);
+	return 0;
 }
 
 char _license[] SEC("license") = "GPL";
