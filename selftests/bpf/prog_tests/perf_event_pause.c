@@ -185,7 +185,11 @@ out:
 
 /* Samples of a start_paused cpu-clock event fall inside the uprobed function. */
 /* Calls nothing, so that every sample of its run has an IP inside it. */
-noinline __attribute__((section("perf_pause_busy_text"))) int perf_pause_busy_fn(int loops)
+#ifndef __section
+#define __section(s) __attribute__((__section__(s)))
+#endif
+
+noinline __section("perf_pause_busy_text") int perf_pause_busy_fn(int loops)
 {
 	unsigned long x = 0;
 
@@ -208,8 +212,9 @@ static void uprobes_page(__u64 *start, __u64 *end)
 	*start = *end = 0;
 	while (f && fgets(line, sizeof(line), f)) {
 		if (strstr(line, "[uprobes]")) {
-			sscanf(line, "%llx-%llx", (unsigned long long *)start,
-			       (unsigned long long *)end);
+			if (sscanf(line, "%llx-%llx", (unsigned long long *)start,
+				   (unsigned long long *)end) != 2)
+				*start = *end = 0;
 			break;
 		}
 	}
@@ -416,12 +421,14 @@ out_fd:
 	close(fd);
 }
 
+static char verifier_log[8192];
+
 static void test_verifier(void)
 {
-	char log[8192] = {};
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_buf = log,
-		    .kernel_log_size = sizeof(log), .kernel_log_level = 1);
 	struct test_perf_event_pause_fail *skel;
+	char *log = verifier_log;
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_buf = verifier_log,
+		    .kernel_log_size = sizeof(verifier_log), .kernel_log_level = 1);
 
 	skel = test_perf_event_pause_fail__open_opts(&oo);
 	if (!ASSERT_OK_PTR(skel, "open"))
@@ -434,7 +441,7 @@ static void test_verifier(void)
 		fprintf(stderr, "%s\n", log);
 	test_perf_event_pause_fail__destroy(skel);
 
-	memset(log, 0, sizeof(log));
+	memset(verifier_log, 0, sizeof(verifier_log));
 	skel = test_perf_event_pause_fail__open_opts(&oo);
 	if (!ASSERT_OK_PTR(skel, "open"))
 		return;
@@ -453,7 +460,7 @@ static void test_verifier(void)
 #define STRESS_WINDOWS	(1000 * 1000)
 #define STRESS_THREADS	4
 
-static volatile bool stress_stop;
+static bool stress_stop;	/* __atomic: read by the churn thread */
 
 static void *stress_windows(void *arg)
 {
@@ -473,7 +480,7 @@ static void *stress_churn(void *arg)
 	int nr_cpus = libbpf_num_possible_cpus();
 	int fds[64] = {}, round = 0;
 
-	while (!stress_stop) {
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		int cpu = round % nr_cpus, fd;
 		struct perf_event_attr attr = {
 			.size = sizeof(attr),
@@ -527,13 +534,13 @@ static void test_stress(struct test_perf_event_pause *skel)
 	    !ASSERT_OK_PTR(l3, "attach kprobe in the pause path"))
 		goto out;
 
-	stress_stop = false;
+	__atomic_store_n(&stress_stop, false, __ATOMIC_RELAXED);
 	pthread_create(&churn, NULL, stress_churn, skel);
 	for (long i = 0; i < STRESS_THREADS; i++)
 		pthread_create(&win[i], NULL, stress_windows, (void *)per_thread);
 	for (int i = 0; i < STRESS_THREADS; i++)
 		pthread_join(win[i], NULL);
-	stress_stop = true;
+	__atomic_store_n(&stress_stop, true, __ATOMIC_RELAXED);
 	pthread_join(churn, NULL);
 
 	/*

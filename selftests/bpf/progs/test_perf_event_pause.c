@@ -8,7 +8,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "bpf_kfuncs.h"
+
+extern int bpf_perf_event_pause(void *p__map, __u64 flags, bool pause) __ksym;
 
 #define ENOENT 2
 

@@ -2,7 +2,8 @@
 /* bpf_perf_event_pause() takes a map: anything else is refused at load. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
-#include "bpf_kfuncs.h"
+
+extern int bpf_perf_event_pause(void *p__map, __u64 flags, bool pause) __ksym;
 
 __u64 not_a_map;
 
@@ -26,4 +27,5 @@ int pause_from_socket(void *ctx)
 	bpf_perf_event_pause(&events, 0, true);
 	return 0;
 }
+
 char _license[] SEC("license") = "GPL";
