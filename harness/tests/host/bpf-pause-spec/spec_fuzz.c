@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target for tools/perf/util/bpf_pause_spec.c: any byte string
+ * as a --bpf-pause list and as a --switch-on EVENT.  Whatever the input,
+ * the parser must return 0 with well-formed specs or -1 with a one-line
+ * message, and free everything (ASan/LSan catch the rest).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf_pause_spec.h"
+
+static void check(const struct bpf_pause_specs *specs, int ret, const char *err)
+{
+	if (ret && (!err[0] || strchr(err, '\n')))
+		abort();
+	for (int i = 0; i < specs->nr; i++) {
+		const struct bpf_pause_spec *s = &specs->specs[i];
+
+		if (s->probe >= BPF_PAUSE_PROBE__MAX || !s->text)
+			abort();
+		if ((s->category == NULL) != (s->probe != BPF_PAUSE_PROBE__TRACEPOINT))
+			abort();
+		if ((s->func == NULL) != (s->probe == BPF_PAUSE_PROBE__TRACEPOINT))
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct bpf_pause_specs specs = { 0 };
+	char err[256] = "";
+	char *str = malloc(size + 1);
+	int ret;
+
+	if (!str)
+		return 0;
+	memcpy(str, data, size);
+	str[size] = '\0';
+
+	ret = bpf_pause_specs__parse(&specs, str, err, sizeof(err));
+	check(&specs, ret, err);
+	err[0] = '\0';
+	ret = bpf_pause_specs__add_switch(&specs, str, size & 1, err, sizeof(err));
+	check(&specs, ret, err);
+
+	bpf_pause_specs__exit(&specs);
+	free(str);
+	return 0;
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host unit test of tools/perf/util/bpf_pause_spec.c: a table of good
+ * specs with what they must parse to, and bad ones with the words their
+ * one-line error must contain.  Built with ASan/UBSan, so leaks and
+ * overflows fail it too.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf_pause_spec.h"
+
+struct good {
+	const char *str;
+	int nr;
+	/* first spec only */
+	enum bpf_pause_probe probe;
+	bool pause;
+	const char *a, *b;	/* exe/func, func, or category/name */
+};
+
+static const struct good good[] = {
+	{ "kprobe:p:do_sys_openat2", 1, BPF_PAUSE_PROBE__KPROBE, true, "do_sys_openat2", NULL },
+	{ "kretprobe:r:vfs_read", 1, BPF_PAUSE_PROBE__KRETPROBE, false, "vfs_read", NULL },
+	{ "kprobe:p:foo.isra.0", 1, BPF_PAUSE_PROBE__KPROBE, true, "foo.isra.0", NULL },
+	{ "uprobe:r:/bin/true:main", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/true", "main" },
+	{ "uretprobe:p:~/bin/a.out:work", 1, BPF_PAUSE_PROBE__URETPROBE, true, "~/bin/a.out", "work" },
+	{ "uprobe:r:./a b:_Z3fooi", 1, BPF_PAUSE_PROBE__UPROBE, false, "./a b", "_Z3fooi" },
+	{ "tp:r:syscalls:sys_enter_getppid", 1, BPF_PAUSE_PROBE__TRACEPOINT, false, "syscalls", "sys_enter_getppid" },
+	{ "tracepoint:p:sched:sched_switch", 1, BPF_PAUSE_PROBE__TRACEPOINT, true, "sched", "sched_switch" },
+	{ "uprobe:r:perf:f,uretprobe:p:perf:f", 2, BPF_PAUSE_PROBE__UPROBE, false, "perf", "f" },
+	{ "tp:r:a:b,tp:p:a:c,kprobe:p:x", 3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
+};
+
+struct bad {
+	const char *str;
+	const char *words[3];	/* each must be in the message */
+};
+
+static const struct bad bad[] = {
+	{ "", { "empty" } },
+	{ "kprob:p:f", { "'kprob:p:f'", "unknown trigger type 'kprob'", "kprobe, kretprobe" } },
+	{ "foo", { "unknown trigger type 'foo'" } },
+	{ "kprobe:x:f", { "bad action 'x'", "p to pause or r to resume" } },
+	{ "kprobe:pause:f", { "bad action 'pause'" } },
+	{ "kprobe", { "missing action" } },
+	{ "kprobe:p", { "missing FUNC", "kprobe:{p|r}:FUNC" } },
+	{ "kprobe:p:", { "missing FUNC" } },
+	{ "kprobe:p:a:b", { "unexpected ':b' after FUNC" } },
+	{ "kprobe:p:a-b", { "bad character '-' in FUNC 'a-b'" } },
+	{ "uprobe:p:main", { "missing FUNC", "EXE:FUNC" } },
+	{ "uprobe:p", { "missing EXE and FUNC" } },
+	{ "uprobe:p::main", { "missing EXE" } },
+	{ "uretprobe:r:/bin/x:", { "missing FUNC" } },
+	{ "uprobe:r:/bin/x:f:g", { "unexpected ':g' after FUNC" } },
+	{ "tp:r:syscalls", { "missing NAME", "CATEGORY:NAME" } },
+	{ "tp:r::x", { "missing CATEGORY" } },
+	{ "tp:r:a:b:c:d:e:f", { "unexpected ':c'" } },
+	{ "tp:r:a:b,", { "empty SPEC" } },
+	{ ",tp:r:a:b", { "empty SPEC" } },
+	{ "tp:r:a:b,,kprobe:p:f", { "empty SPEC" } },
+	{ "tp:r:a:b,kprobe:q:f", { "'kprobe:q:f'", "bad action 'q'" } },
+};
+
+struct sw {
+	const char *event;
+	bool ok;
+	enum bpf_pause_probe probe;
+	const char *a, *b;
+	const char *word;	/* in the message when !ok */
+};
+
+static const struct sw switches[] = {
+	{ "syscalls:sys_enter_getppid", true, BPF_PAUSE_PROBE__TRACEPOINT, "syscalls", "sys_enter_getppid" },
+	{ "probe:vfs_read", true, BPF_PAUSE_PROBE__TRACEPOINT, "probe", "vfs_read" },
+	{ "kprobe:vfs_read", true, BPF_PAUSE_PROBE__KPROBE, "vfs_read", NULL },
+	{ "kretprobe:vfs_read", true, BPF_PAUSE_PROBE__KRETPROBE, "vfs_read", NULL },
+	{ "uprobe:/bin/x:main", true, BPF_PAUSE_PROBE__UPROBE, "/bin/x", "main" },
+	{ "uretprobe:/bin/x:main", true, BPF_PAUSE_PROBE__URETPROBE, "/bin/x", "main" },
+	{ "cycles", false, 0, NULL, NULL, "not a tracepoint or probe" },
+	{ "a:b:c", false, 0, NULL, NULL, "not a tracepoint or probe" },
+	{ "uprobe:main", false, 0, NULL, NULL, "missing FUNC" },
+	{ "kprobe:", false, 0, NULL, NULL, "missing FUNC" },
+	{ "", false, 0, NULL, NULL, "missing EVENT" },
+};
+
+static int failures;
+
+#define CHECK(cond, fmt, ...) do {					\
+	if (!(cond)) {							\
+		printf("FAIL %s:%d: " fmt "\n", __FILE__, __LINE__, ##__VA_ARGS__); \
+		failures++;						\
+	}								\
+} while (0)
+
+static bool streq(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static void check_operands(const char *what, const struct bpf_pause_spec *s,
+			   enum bpf_pause_probe probe, const char *a, const char *b)
+{
+	CHECK(s->probe == probe, "%s: probe %d, want %d", what, s->probe, probe);
+	switch (probe) {
+	case BPF_PAUSE_PROBE__KPROBE:
+	case BPF_PAUSE_PROBE__KRETPROBE:
+		CHECK(streq(s->func, a) && !s->exe && !s->category, "%s: func '%s'", what, s->func);
+		break;
+	case BPF_PAUSE_PROBE__UPROBE:
+	case BPF_PAUSE_PROBE__URETPROBE:
+		CHECK(streq(s->exe, a) && streq(s->func, b), "%s: exe '%s' func '%s'",
+		      what, s->exe, s->func);
+		break;
+	default:
+		CHECK(streq(s->category, a) && streq(s->name, b) && !s->func,
+		      "%s: tp '%s:%s'", what, s->category, s->name);
+	}
+}
+
+static void test_good(void)
+{
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct bpf_pause_specs specs = { 0 };
+		char err[256] = "";
+		int ret = bpf_pause_specs__parse(&specs, good[i].str, err, sizeof(err));
+
+		CHECK(!ret, "'%s' refused: %s", good[i].str, err);
+		if (ret)
+			continue;
+		CHECK(specs.nr == good[i].nr, "'%s': %d specs, want %d", good[i].str,
+		      specs.nr, good[i].nr);
+		CHECK(specs.specs[0].pause == good[i].pause, "'%s': pause", good[i].str);
+		check_operands(good[i].str, &specs.specs[0], good[i].probe, good[i].a, good[i].b);
+		CHECK(!strchr(specs.specs[0].text, ','), "'%s': text '%s'", good[i].str,
+		      specs.specs[0].text);
+		bpf_pause_specs__exit(&specs);
+	}
+}
+
+static void test_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct bpf_pause_specs specs = { 0 };
+		char err[256] = "";
+
+		/* A good spec first: a failing list must leave it alone. */
+		CHECK(!bpf_pause_specs__parse(&specs, "kprobe:p:f", err, sizeof(err)), "setup");
+		CHECK(bpf_pause_specs__parse(&specs, bad[i].str, err, sizeof(err)) == -1,
+		      "'%s' accepted", bad[i].str);
+		CHECK(specs.nr == 1, "'%s': %d specs left, want 1", bad[i].str, specs.nr);
+		CHECK(!strchr(err, '\n'), "'%s': message not one line", bad[i].str);
+		for (int w = 0; w < 3 && bad[i].words[w]; w++)
+			CHECK(strstr(err, bad[i].words[w]), "'%s': message '%s' lacks '%s'",
+			      bad[i].str, err, bad[i].words[w]);
+		bpf_pause_specs__exit(&specs);
+	}
+}
+
+static void test_switch(void)
+{
+	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
+		const struct sw *t = &switches[i];
+		struct bpf_pause_specs specs = { 0 };
+		char err[256] = "";
+		int ret;
+
+		ret = bpf_pause_specs__add_switch(&specs, t->event, true, err, sizeof(err));
+		CHECK((ret == 0) == t->ok, "switch '%s': ret %d (%s)", t->event, ret, err);
+		if (!ret) {
+			CHECK(specs.nr == 1 && !specs.specs[0].pause, "switch-on '%s'", t->event);
+			check_operands(t->event, &specs.specs[0], t->probe, t->a, t->b);
+			ret = bpf_pause_specs__add_switch(&specs, t->event, false, err, sizeof(err));
+			CHECK(!ret && specs.nr == 2 && specs.specs[1].pause, "switch-off '%s'", t->event);
+		} else {
+			CHECK(strstr(err, t->word), "switch '%s': message '%s' lacks '%s'",
+			      t->event, err, t->word);
+			CHECK(specs.nr == 0, "switch '%s': spec left behind", t->event);
+		}
+		bpf_pause_specs__exit(&specs);
+	}
+}
+
+static void test_limit(void)
+{
+	struct bpf_pause_specs specs = { 0 };
+	char err[256] = "";
+	int i, ret = 0;
+
+	for (i = 0; i < BPF_PAUSE_MAX_SPECS && !ret; i++)
+		ret = bpf_pause_specs__parse(&specs, "tp:p:a:b", err, sizeof(err));
+	CHECK(!ret && specs.nr == BPF_PAUSE_MAX_SPECS, "limit: %d specs", specs.nr);
+	CHECK(bpf_pause_specs__parse(&specs, "tp:p:a:b", err, sizeof(err)) == -1 &&
+	      strstr(err, "more than"), "limit not enforced: %s", err);
+	bpf_pause_specs__exit(&specs);
+}
+
+static void test_resolve_exe(void)
+{
+	char buf[4096], cwd[4096];
+
+	CHECK(!bpf_pause_spec__resolve_exe("sh", buf, sizeof(buf)) && buf[0] == '/',
+	      "sh through $PATH: '%s'", buf);
+	setenv("HOME", "/", 1);
+	CHECK(!bpf_pause_spec__resolve_exe("~/bin", buf, sizeof(buf)) && buf[0] == '/',
+	      "~/bin: '%s'", buf);
+	CHECK(getcwd(cwd, sizeof(cwd)), "getcwd");
+	CHECK(!bpf_pause_spec__resolve_exe("./", buf, sizeof(buf)) && !strcmp(buf, cwd),
+	      "./ -> '%s', want '%s'", buf, cwd);
+	CHECK(bpf_pause_spec__resolve_exe("no-such-command-xyz", buf, sizeof(buf)) == -1,
+	      "missing command resolved");
+	CHECK(bpf_pause_spec__resolve_exe("./no/such/file", buf, sizeof(buf)) == -1,
+	      "missing path resolved");
+	CHECK(bpf_pause_spec__resolve_exe("sh", buf, 4) == -1, "short buffer accepted");
+}
+
+int main(void)
+{
+	test_good();
+	test_bad();
+	test_switch();
+	test_limit();
+	test_resolve_exe();
+	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parse --bpf-pause SPECs and --switch-on/--switch-off EVENTs into typed
+ * triggers.  No perf dependencies: tools/perf and the host unit test and
+ * fuzzer build this same file.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf_pause_spec.h"
+
+/* Fields of a spec: TYPE, ACTION and up to two operands; one more is an error. */
+#define MAX_FIELDS	5
+
+static const struct {
+	const char		*name;
+	enum bpf_pause_probe	probe;
+} probe_names[] = {
+	{ "kprobe",	BPF_PAUSE_PROBE__KPROBE },
+	{ "kretprobe",	BPF_PAUSE_PROBE__KRETPROBE },
+	{ "uprobe",	BPF_PAUSE_PROBE__UPROBE },
+	{ "uretprobe",	BPF_PAUSE_PROBE__URETPROBE },
+	{ "tp",		BPF_PAUSE_PROBE__TRACEPOINT },
+	{ "tracepoint",	BPF_PAUSE_PROBE__TRACEPOINT },
+};
+
+/* What each probe kind takes after the action, for messages and checks. */
+static const struct {
+	const char	*usage;
+	const char	*operand[2];
+} probe_operands[BPF_PAUSE_PROBE__MAX] = {
+	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{p|r}:FUNC", { "FUNC" } },
+	[BPF_PAUSE_PROBE__KRETPROBE]	= { "kretprobe:{p|r}:FUNC", { "FUNC" } },
+	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{p|r}:EXE:FUNC", { "EXE", "FUNC" } },
+	[BPF_PAUSE_PROBE__URETPROBE]	= { "uretprobe:{p|r}:EXE:FUNC", { "EXE", "FUNC" } },
+	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{p|r}:CATEGORY:NAME", { "CATEGORY", "NAME" } },
+};
+
+const char *bpf_pause_probe__name(enum bpf_pause_probe probe)
+{
+	return probe < BPF_PAUSE_PROBE__MAX ? probe_names[probe].name : "?";
+}
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	/* The spec is echoed: keep the message one printable line. */
+	for (; *err; err++) {
+		if ((unsigned char)*err < 0x20 || *err == 0x7f)
+			*err = '?';
+	}
+}
+
+static int probe_from_name(const char *name, enum bpf_pause_probe *probe)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++) {
+		if (!strcmp(name, probe_names[i].name)) {
+			*probe = probe_names[i].probe;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int nr_operands(enum bpf_pause_probe probe)
+{
+	return probe_operands[probe].operand[1] ? 2 : 1;
+}
+
+/* Symbols, tracepoint names and categories; an EXE is any path. */
+static const char *bad_char(const char *s, bool is_path)
+{
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (is_path ? (c < 0x20 || c == 0x7f) :
+		    !(c == '_' || c == '.' || c == '$' || c == '@' ||
+		      (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		      (c >= 'A' && c <= 'Z')))
+			return s;
+	}
+	return NULL;
+}
+
+/* Split @s (modified) at each ':' into at most MAX_FIELDS fields. */
+static int split_fields(char *s, char *field[MAX_FIELDS])
+{
+	int n = 0;
+
+	while (n < MAX_FIELDS) {
+		field[n++] = s;
+		s = strchr(s, ':');
+		if (!s)
+			return n;
+		*s++ = '\0';
+	}
+	return n + 1;	/* more than MAX_FIELDS */
+}
+
+static void spec__exit(struct bpf_pause_spec *spec)
+{
+	free(spec->exe);
+	free(spec->func);
+	free(spec->category);
+	free(spec->name);
+	free(spec->text);
+}
+
+/*
+ * Fill @spec from the operands in @op (those after the action).  @text is
+ * the whole spec, for messages.
+ */
+static int spec__set_operands(struct bpf_pause_spec *spec, const char *text,
+			      char **op, int nr, char *err, size_t errlen)
+{
+	int want = nr_operands(spec->probe);
+	const char *usage = probe_operands[spec->probe].usage;
+	char *val[2] = { NULL, NULL };
+	int i;
+
+	if (nr > want) {
+		set_err(err, errlen, "'%s': unexpected ':%s' after %s (%s)",
+			text, op[want], probe_operands[spec->probe].operand[want - 1], usage);
+		return -1;
+	}
+	if (nr < want) {
+		set_err(err, errlen, "'%s': missing %s%s%s (%s)", text,
+			nr == 0 ? probe_operands[spec->probe].operand[0] : "",
+			nr == 0 && want == 2 ? " and " : "",
+			probe_operands[spec->probe].operand[want - 1], usage);
+		return -1;
+	}
+	for (i = 0; i < want; i++) {
+		const char *what = probe_operands[spec->probe].operand[i];
+		bool is_path = !strcmp(what, "EXE");
+		const char *bad;
+
+		if (!*op[i]) {
+			set_err(err, errlen, "'%s': missing %s (%s)", text, what, usage);
+			return -1;
+		}
+		bad = bad_char(op[i], is_path);
+		if (bad) {
+			set_err(err, errlen, "'%s': bad character '%c' in %s '%s'",
+				text, *bad, what, op[i]);
+			return -1;
+		}
+	}
+	for (i = 0; i < want; i++) {
+		val[i] = strdup(op[i]);
+		if (!val[i])
+			goto nomem;
+	}
+	spec->text = strdup(text);
+	if (!spec->text)
+		goto nomem;
+
+	switch (spec->probe) {
+	case BPF_PAUSE_PROBE__KPROBE:
+	case BPF_PAUSE_PROBE__KRETPROBE:
+		spec->func = val[0];
+		break;
+	case BPF_PAUSE_PROBE__UPROBE:
+	case BPF_PAUSE_PROBE__URETPROBE:
+		spec->exe = val[0];
+		spec->func = val[1];
+		break;
+	case BPF_PAUSE_PROBE__TRACEPOINT:
+	case BPF_PAUSE_PROBE__MAX:
+	default:
+		spec->category = val[0];
+		spec->name = val[1];
+		break;
+	}
+	return 0;
+nomem:
+	free(val[0]);
+	free(val[1]);
+	set_err(err, errlen, "'%s': %s", text, strerror(ENOMEM));
+	return -1;
+}
+
+static int specs__append(struct bpf_pause_specs *specs, struct bpf_pause_spec *spec,
+			 char *err, size_t errlen)
+{
+	struct bpf_pause_spec *n;
+
+	if (specs->nr >= BPF_PAUSE_MAX_SPECS) {
+		set_err(err, errlen, "'%s': more than %d triggers", spec->text,
+			BPF_PAUSE_MAX_SPECS);
+		return -1;
+	}
+	n = realloc(specs->specs, (specs->nr + 1) * sizeof(*n));
+	if (!n) {
+		set_err(err, errlen, "'%s': %s", spec->text, strerror(ENOMEM));
+		return -1;
+	}
+	specs->specs = n;
+	specs->specs[specs->nr++] = *spec;
+	return 0;
+}
+
+/* One SPEC: TYPE:ACTION:OPERANDS. */
+static int parse_one(struct bpf_pause_spec *spec, const char *text,
+		     char *err, size_t errlen)
+{
+	char *field[MAX_FIELDS];
+	char *copy = strdup(text);
+	int nr, ret = -1;
+
+	if (!copy) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	memset(spec, 0, sizeof(*spec));
+	nr = split_fields(copy, field);
+
+	if (probe_from_name(field[0], &spec->probe)) {
+		set_err(err, errlen,
+			"'%s': unknown trigger type '%s' (expected kprobe, kretprobe, uprobe, uretprobe, tp or tracepoint)",
+			text, field[0]);
+		goto out;
+	}
+	if (nr < 2 || (strcmp(field[1], "p") && strcmp(field[1], "r"))) {
+		set_err(err, errlen,
+			"'%s': %s action%s%s%s (expected p to pause or r to resume: %s)",
+			text, nr < 2 ? "missing" : "bad", nr < 2 ? "" : " '",
+			nr < 2 ? "" : field[1], nr < 2 ? "" : "'",
+			probe_operands[spec->probe].usage);
+		goto out;
+	}
+	spec->pause = field[1][0] == 'p';
+	ret = spec__set_operands(spec, text, field + 2, nr - 2, err, errlen);
+out:
+	free(copy);
+	return ret;
+}
+
+int bpf_pause_specs__parse(struct bpf_pause_specs *specs, const char *str,
+			   char *err, size_t errlen)
+{
+	int nr_old = specs->nr;
+	const char *s = str;
+
+	if (!str || !*str) {
+		set_err(err, errlen, "empty trigger list (expected SPEC[,SPEC...])");
+		return -1;
+	}
+	for (;;) {
+		const char *end = strchrnul(s, ',');
+		struct bpf_pause_spec spec;
+		char *text = strndup(s, end - s);
+
+		if (!text) {
+			set_err(err, errlen, "%s", strerror(ENOMEM));
+			goto fail;
+		}
+		if (!*text) {
+			set_err(err, errlen, "'%s': empty SPEC (stray ',')", str);
+			free(text);
+			goto fail;
+		}
+		if (parse_one(&spec, text, err, errlen) ||
+		    specs__append(specs, &spec, err, errlen)) {
+			spec__exit(&spec);
+			free(text);
+			goto fail;
+		}
+		free(text);
+		if (!*end)
+			return 0;
+		s = end + 1;
+	}
+fail:
+	while (specs->nr > nr_old)
+		spec__exit(&specs->specs[--specs->nr]);
+	return -1;
+}
+
+int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event,
+				bool on, char *err, size_t errlen)
+{
+	enum bpf_pause_probe probe;
+	struct bpf_pause_spec spec;
+	char *field[MAX_FIELDS];
+	char *copy;
+	int nr, ret = -1;
+
+	if (!event || !*event) {
+		set_err(err, errlen, "missing EVENT");
+		return -1;
+	}
+	copy = strdup(event);
+	if (!copy) {
+		set_err(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	memset(&spec, 0, sizeof(spec));
+	spec.pause = !on;
+	nr = split_fields(copy, field);
+
+	if (!probe_from_name(field[0], &probe) && probe != BPF_PAUSE_PROBE__TRACEPOINT) {
+		/* kprobe:FUNC, uprobe:EXE:FUNC, ... */
+		spec.probe = probe;
+		ret = spec__set_operands(&spec, event, field + 1, nr - 1, err, errlen);
+	} else if (nr == 2) {
+		/* CATEGORY:NAME, probe:NAME included */
+		spec.probe = BPF_PAUSE_PROBE__TRACEPOINT;
+		ret = spec__set_operands(&spec, event, field, nr, err, errlen);
+	} else {
+		set_err(err, errlen,
+			"'%s': not a tracepoint or probe (expected CATEGORY:NAME, kprobe:FUNC, kretprobe:FUNC, uprobe:EXE:FUNC or uretprobe:EXE:FUNC)",
+			event);
+	}
+	if (!ret)
+		ret = specs__append(specs, &spec, err, errlen);
+	if (ret)
+		spec__exit(&spec);
+	free(copy);
+	return ret;
+}
+
+void bpf_pause_specs__exit(struct bpf_pause_specs *specs)
+{
+	int i;
+
+	for (i = 0; i < specs->nr; i++)
+		spec__exit(&specs->specs[i]);
+	free(specs->specs);
+	specs->specs = NULL;
+	specs->nr = 0;
+}
+
+static int join_path(char *buf, size_t size, const char *dir, size_t dirlen,
+		     const char *name)
+{
+	int n = snprintf(buf, size, "%.*s/%s", (int)dirlen, dir, name);
+
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+int bpf_pause_spec__resolve_exe(const char *exe, char *buf, size_t size)
+{
+	char path[PATH_MAX], resolved[PATH_MAX];
+	const char *dirs;
+
+	if (exe[0] == '~' && (exe[1] == '/' || !exe[1])) {
+		const char *home = getenv("HOME");
+
+		if (!home || join_path(path, sizeof(path), home, strlen(home), exe + 1))
+			return -1;
+	} else if (strchr(exe, '/')) {
+		if (snprintf(path, sizeof(path), "%s", exe) >= (int)sizeof(path))
+			return -1;
+	} else {
+		/* A bare name, like the workload's argv[0]: search $PATH. */
+		dirs = getenv("PATH");
+		if (!dirs)
+			dirs = "/usr/local/bin:/usr/bin:/bin";
+		for (;;) {
+			const char *end = strchrnul(dirs, ':');
+
+			if (!join_path(path, sizeof(path), end == dirs ? "." : dirs,
+				       end == dirs ? 1 : end - dirs, exe) &&
+			    !access(path, X_OK))
+				break;
+			if (!*end)
+				return -1;
+			dirs = end + 1;
+		}
+	}
+	if (!realpath(path, resolved) || strlen(resolved) >= size)
+		return -1;
+	strcpy(buf, resolved);
+	return 0;
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Trigger specs for --bpf-pause, --switch-on and --switch-off: the probe
+ * that opens or closes a window of the session's events.  Plain C with no
+ * perf dependencies, so the parser is unit-tested and fuzzed on the host.
+ */
+#ifndef PERF_UTIL_BPF_PAUSE_SPEC_H
+#define PERF_UTIL_BPF_PAUSE_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum bpf_pause_probe {
+	BPF_PAUSE_PROBE__KPROBE,
+	BPF_PAUSE_PROBE__KRETPROBE,
+	BPF_PAUSE_PROBE__UPROBE,
+	BPF_PAUSE_PROBE__URETPROBE,
+	BPF_PAUSE_PROBE__TRACEPOINT,
+	BPF_PAUSE_PROBE__MAX,
+};
+
+/* One trigger: where it fires and whether it pauses or resumes. */
+struct bpf_pause_spec {
+	enum bpf_pause_probe	probe;
+	bool			pause;
+	char			*exe;		/* uprobes: binary, as given */
+	char			*func;		/* k/uprobes: symbol */
+	char			*category;	/* tracepoints */
+	char			*name;		/* tracepoints */
+	char			*text;		/* the spec as given, for messages */
+};
+
+struct bpf_pause_specs {
+	int			nr;
+	struct bpf_pause_spec	*specs;
+};
+
+/* More triggers than this is a typo, not a use case. */
+#define BPF_PAUSE_MAX_SPECS	64
+
+/*
+ * Append the comma-separated SPECs of @str, each one of
+ *   kprobe:{p|r}:FUNC          kretprobe:{p|r}:FUNC
+ *   uprobe:{p|r}:EXE:FUNC      uretprobe:{p|r}:EXE:FUNC
+ *   tp:{p|r}:CATEGORY:NAME     tracepoint:{p|r}:CATEGORY:NAME
+ * Returns 0, or -1 with one line naming the spec and the token in @err.
+ * On error @specs is left as it was.
+ */
+int bpf_pause_specs__parse(struct bpf_pause_specs *specs, const char *str,
+			   char *err, size_t errlen);
+
+/*
+ * Append the trigger of --switch-on=EVENT (@on: resume) or --switch-off
+ * (pause).  EVENT is CATEGORY:NAME (a tracepoint, probe:NAME included),
+ * kprobe:FUNC, kretprobe:FUNC, uprobe:EXE:FUNC or uretprobe:EXE:FUNC.
+ */
+int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event,
+				bool on, char *err, size_t errlen);
+
+void bpf_pause_specs__exit(struct bpf_pause_specs *specs);
+
+const char *bpf_pause_probe__name(enum bpf_pause_probe probe);
+
+/*
+ * Resolve a uprobe's EXE the way a shell finds a command: "~/x" and "~"
+ * from $HOME, a path with a '/' against the current directory, a bare
+ * name through $PATH.  Returns 0 with an absolute path in @buf, or -1.
+ */
+int bpf_pause_spec__resolve_exe(const char *exe, char *buf, size_t size);
+
+#endif /* PERF_UTIL_BPF_PAUSE_SPEC_H */
