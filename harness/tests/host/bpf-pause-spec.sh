@@ -12,7 +12,7 @@ out=${B:-$repo/build}/host/bpf-pause-spec
 secs=${1:-${FUZZ_SECONDS:-20}}
 mkdir -p "$out/corpus"
 
-cflags=(-std=gnu11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Wno-missing-field-initializers -Werror -I"$src"
+cflags=(-std=gnu11 -D_GNU_SOURCE -g -O2 -Wall -Wextra -Wno-missing-field-initializers -Werror -I"$src"
 	-fsanitize=address,undefined -fno-sanitize-recover=all)
 gcc "${cflags[@]}" -o "$out/spec_test" "$here/bpf-pause-spec/spec_test.c" "$src/bpf_pause_spec.c"
 "$out/spec_test"

@@ -218,14 +218,15 @@ static int parse_one(struct bpf_pause_spec *spec, const char *text,
 		     char *err, size_t errlen)
 {
 	char *field[MAX_FIELDS];
-	char *copy = strdup(text);
+	char *copy;
 	int nr, ret = -1;
 
+	memset(spec, 0, sizeof(*spec));
+	copy = strdup(text);
 	if (!copy) {
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	memset(spec, 0, sizeof(*spec));
 	nr = split_fields(copy, field);
 
 	if (probe_from_name(field[0], &spec->probe)) {
@@ -261,7 +262,7 @@ int bpf_pause_specs__parse(struct bpf_pause_specs *specs, const char *str,
 	}
 	for (;;) {
 		const char *end = strchrnul(s, ',');
-		struct bpf_pause_spec spec;
+		struct bpf_pause_spec spec = { .text = NULL };
 		char *text = strndup(s, end - s);
 
 		if (!text) {

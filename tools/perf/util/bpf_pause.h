@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --bpf-pause, --switch-on and --switch-off of perf record and perf stat:
+ * BPF programs on probes pause and resume the session's events in the
+ * kernel (bpf_perf_event_pause()), so only the windows are counted and
+ * recorded.
+ */
+#ifndef PERF_UTIL_BPF_PAUSE_H
+#define PERF_UTIL_BPF_PAUSE_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "bpf_pause_spec.h"
+
+struct evlist;
+struct option;
+struct target;
+
+/* The triggers of one session, filled by the option callbacks below. */
+struct bpf_pause {
+	struct bpf_pause_specs	specs;
+	bool			switch_on;	/* events start paused */
+	const char		*inherit_hint;	/* what turns inherit off */
+};
+
+struct bpf_pause_counts {
+	u64	windows;	/* resumes that acted on an event */
+	u64	pauses;
+	u64	errors;
+};
+
+/* Option callbacks; opt->value points to a struct bpf_pause. */
+int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset);
+int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset);
+int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset);
+
+static inline bool bpf_pause__active(const struct bpf_pause *bp)
+{
+	return bp->specs.nr > 0;
+}
+
+#ifdef HAVE_BPF_SKEL
+/* Before the events are opened: kernel support, start-paused events. */
+int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist);
+/* After they are opened: fill the event map, attach the triggers. */
+int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
+		       struct target *target);
+int bpf_pause__read(struct bpf_pause_counts *counts);
+void bpf_pause__fprintf(FILE *fp, const char *sep);
+void bpf_pause__cleanup(struct bpf_pause *bp);
+#else
+#include "debug.h"
+
+static inline int bpf_pause__prepare(struct bpf_pause *bp __maybe_unused,
+				     struct evlist *evlist __maybe_unused)
+{
+	pr_err("--bpf-pause, --switch-on and --switch-off need BPF: this perf was built without BPF skeletons (build with BUILD_BPF_SKEL=1 and clang >= 12.0.1)\n");
+	return -1;
+}
+
+static inline int bpf_pause__install(struct bpf_pause *bp __maybe_unused,
+				     struct evlist *evlist __maybe_unused,
+				     struct target *target __maybe_unused)
+{
+	return -1;
+}
+
+static inline int bpf_pause__read(struct bpf_pause_counts *counts __maybe_unused)
+{
+	return -1;
+}
+
+static inline void bpf_pause__fprintf(FILE *fp __maybe_unused,
+				      const char *sep __maybe_unused)
+{
+}
+
+static inline void bpf_pause__cleanup(struct bpf_pause *bp __maybe_unused)
+{
+}
+#endif
+
+#endif /* PERF_UTIL_BPF_PAUSE_H */

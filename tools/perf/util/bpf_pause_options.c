@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Option callbacks of --bpf-pause, --switch-on and --switch-off. */
+#include <subcmd/parse-options.h>
+
+#include "bpf_pause.h"
+#include "debug.h"
+
+static int add_switch(const struct option *opt, const char *str, int unset, bool on)
+{
+	struct bpf_pause *bp = opt->value;
+	char err[256];
+
+	if (unset)
+		return 0;
+	if (bpf_pause_specs__add_switch(&bp->specs, str, on, err, sizeof(err))) {
+		pr_err("--%s: %s\n", opt->long_name, err);
+		return -1;
+	}
+	if (on)
+		bp->switch_on = true;
+	return 0;
+}
+
+int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset)
+{
+	struct bpf_pause *bp = opt->value;
+	char err[256];
+
+	if (unset) {
+		bpf_pause_specs__exit(&bp->specs);
+		return 0;
+	}
+	if (bpf_pause_specs__parse(&bp->specs, str, err, sizeof(err))) {
+		pr_err("--%s: %s\n", opt->long_name, err);
+		return -1;
+	}
+	return 0;
+}
+
+int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset)
+{
+	return add_switch(opt, str, unset, true);
+}
+
+int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset)
+{
+	return add_switch(opt, str, unset, false);
+}

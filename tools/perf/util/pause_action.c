@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The action= event term: start any event paused, and make sampling
+ * events triggers that pause or resume their group in the kernel on each
+ * overflow, without BPF.  The AUX-only aux-action term is in auxtrace.c.
+ *
+ * A trigger acts on its group, so each trigger joins the group of the
+ * nearest event before it marked action=start-paused (or, with none, of
+ * the nearest event before it that is not a trigger), as aux-action
+ * triggers join their AUX event: events listed in between join it too and
+ * start paused with it, so that one window covers all of them.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "debug.h"
+#include "evlist.h"
+#include "evsel.h"
+#include "evsel_config.h"
+#include "pause_action.h"
+
+enum pause_action {
+	PAUSE_ACTION__START_PAUSED,
+	PAUSE_ACTION__PAUSE,
+	PAUSE_ACTION__RESUME,
+};
+
+static const char * const pause_action_str[] = {
+	[PAUSE_ACTION__START_PAUSED]	= "start-paused",
+	[PAUSE_ACTION__PAUSE]		= "pause",
+	[PAUSE_ACTION__RESUME]		= "resume",
+};
+
+static int pause_action__parse(const char *str)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(pause_action_str); i++) {
+		if (str && !strcmp(str, pause_action_str[i]))
+			return i;
+	}
+	return -1;
+}
+
+static bool evsel__is_trigger(const struct evsel *evsel)
+{
+	return evsel->core.attr.pause || evsel->core.attr.resume;
+}
+
+static void evsel__set_action(struct evsel *evsel, enum pause_action action)
+{
+	struct perf_event_attr *attr = &evsel->core.attr;
+
+	switch (action) {
+	case PAUSE_ACTION__START_PAUSED:
+		attr->start_paused = 1;
+		break;
+	case PAUSE_ACTION__PAUSE:
+	case PAUSE_ACTION__RESUME:
+	default:
+		attr->pause = action == PAUSE_ACTION__PAUSE;
+		attr->resume = action == PAUSE_ACTION__RESUME;
+		/* A trigger acts on overflow: every hit, unless a period says otherwise. */
+		if (!attr->sample_period && !attr->freq &&
+		    !evsel__get_config_term(evsel, PERIOD) &&
+		    !evsel__get_config_term(evsel, FREQ))
+			attr->sample_period = 1;
+		break;
+	}
+}
+
+/* The event a trigger at @trigger acts on: see the comment at the top. */
+static struct evsel *window_leader(struct evlist *evlist, struct evsel *trigger)
+{
+	struct evsel *evsel, *paused = NULL, *plain = NULL;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel == trigger)
+			break;
+		if (evsel->core.attr.start_paused)
+			paused = evsel__leader(evsel);
+		else if (!evsel__is_trigger(evsel))
+			plain = evsel__leader(evsel);
+	}
+	return paused ?: plain;
+}
+
+int evlist__parse_pause_action(struct evlist *evlist)
+{
+	struct evsel *evsel, *leader, *member;
+	bool any = false;
+
+	evlist__for_each_entry(evlist, evsel) {
+		struct evsel_config_term *term = evsel__get_config_term(evsel, ACTION);
+		int action;
+
+		if (!term)
+			continue;
+		action = pause_action__parse(term->val.str);
+		if (action < 0) {
+			pr_err("%s: bad action '%s' (expected start-paused, pause or resume)\n",
+			       evsel__name(evsel), term->val.str ?: "");
+			return -EINVAL;
+		}
+		if (evsel__get_config_term(evsel, AUX_ACTION)) {
+			pr_err("%s: action= and aux-action= cannot be combined: aux-action is for AUX area tracing, action for any event\n",
+			       evsel__name(evsel));
+			return -EINVAL;
+		}
+		evsel__set_action(evsel, action);
+		any = true;
+	}
+	if (!any)
+		return 0;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (!evsel__is_trigger(evsel))
+			continue;
+		leader = evsel__leader(evsel);
+		if (leader != evsel && !evsel__is_trigger(leader))
+			continue;	/* grouped by the user */
+		leader = window_leader(evlist, evsel);
+		if (!leader) {
+			pr_err("%s: a pause or resume trigger needs an event before it to act on, e.g. -e page-faults/action=start-paused/,%s\n",
+			       evsel__name(evsel), evsel__name(evsel));
+			return -EINVAL;
+		}
+		if (evlist__regroup(evlist, leader, evsel)) {
+			pr_err("%s: cannot group the trigger with %s, which is in another group: list the trigger right after that group, or group them with {}\n",
+			       evsel__name(evsel), evsel__name(leader));
+			return -EINVAL;
+		}
+		/* One window for the whole group. */
+		if (leader->core.attr.start_paused) {
+			for_each_group_member(member, leader) {
+				if (!evsel__is_trigger(member))
+					member->core.attr.start_paused = 1;
+			}
+		}
+	}
+	return 0;
+}
