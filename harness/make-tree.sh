@@ -138,7 +138,7 @@ while read -r src dst; do
 	[ -d "$repo/$src" ] || continue
 	mkdir -p "$tree/$dst"
 	# --checksum: leave files whose content did not change (and their mtime) alone.
-	rsync -r --checksum --exclude='*~' "$repo/$src/" "$tree/$dst/"
+	rsync -r -p --checksum --exclude='*~' "$repo/$src/" "$tree/$dst/"
 done < <(overlay_map)
 cp "$new_list" "$state/overlay"
 echo "$me: $tree: $(git_t rev-list --count base..HEAD) patch(es) on base, $(wc -l <"$new_list") whole file(s) laid over"

@@ -1,0 +1,75 @@
+#!/bin/bash
+# perf record/stat --bpf-pause, --switch-on, action=: one clear error each
+# SPDX-License-Identifier: GPL-2.0
+#
+# Each mistake must fail with one message naming the spec or event and
+# the token at fault.  Kernels and perf builds without the support are
+# covered by the harness on hosts that lack them.
+
+set -e
+
+# shellcheck source=lib/pause_window.sh
+. "$(dirname "$0")"/lib/pause_window.sh
+
+pw_skip_without_attr_bits "window errors"
+pw_skip_without_kfunc "window errors"
+
+err=0
+runas=()
+log=$(mktemp /tmp/__perf_test.log.XXXXX)
+
+cleanup() {
+  rm -f "${log}"
+  trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+# expect_error MESSAGE PERF-ARGS...: perf fails and says MESSAGE.
+expect_error() {
+  local msg=$1
+  shift
+
+  if "${runas[@]}" perf "$@" -o /dev/null -- true >"${log}" 2>&1; then
+    echo "FAIL: 'perf $*' succeeded"
+    err=1
+  elif ! grep -qF -- "${msg}" "${log}"; then
+    echo "FAIL: 'perf $*' did not say: ${msg}"
+    sed 's/^/    /' "${log}"
+    err=1
+  else
+    echo "ok: perf $*: $(grep -F -- "${msg}" "${log}" | head -1)"
+  fi
+}
+
+for cmd in record stat; do
+  expect_error "unknown trigger type 'kprob'" ${cmd} -e task-clock --bpf-pause=kprob:p:vfs_read
+  expect_error "bad action 'x'" ${cmd} -e task-clock --bpf-pause=kprobe:x:vfs_read
+  expect_error "missing FUNC" ${cmd} -e task-clock --bpf-pause=kprobe:p
+  expect_error "missing EXE" ${cmd} -e task-clock --bpf-pause=uprobe:p::main
+  expect_error "missing NAME" ${cmd} -e task-clock --bpf-pause=tp:p:syscalls
+  expect_error "kernel function 'no_such_function_xyz' not found" \
+    ${cmd} -e task-clock --bpf-pause=kprobe:p:no_such_function_xyz
+  expect_error "symbol 'no_such_symbol_xyz' not found in ${pw_perf}" \
+    ${cmd} -e task-clock --bpf-pause=uprobe:p:"${pw_perf}":no_such_symbol_xyz
+  expect_error "EXE './no/such/exe' not found" \
+    ${cmd} -e task-clock --bpf-pause=uprobe:p:./no/such/exe:main
+  expect_error "tracepoint 'no_such:tracepoint' not found" \
+    ${cmd} -e task-clock --bpf-pause=tp:p:no_such:tracepoint
+  expect_error "'cycles': not a tracepoint or probe" ${cmd} -e task-clock --switch-on=cycles
+  expect_error "bad action 'bogus'" ${cmd} -e task-clock/action=bogus/
+  expect_error "needs an event before it to act on" \
+    ${cmd} -e syscalls:sys_enter_getppid/action=resume/
+done
+
+# Without privilege: the BPF program cannot be loaded.
+if command -v setpriv >/dev/null; then
+  runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  expect_error "needs CAP_BPF and CAP_PERFMON, or root" \
+    stat --bpf-pause=tp:p:syscalls:sys_enter_getpgid -e task-clock:u
+  runas=()
+else
+  echo "no setpriv: privilege error not tested"
+fi
+
+exit ${err}

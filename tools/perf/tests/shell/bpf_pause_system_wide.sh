@@ -1,0 +1,44 @@
+#!/bin/bash
+# perf stat -a --bpf-pause: only the workload opens windows
+# SPDX-License-Identifier: GPL-2.0
+#
+# Another process runs the same binary, hitting the same uprobes, during
+# the whole session: its hits must open no window.
+
+set -e
+
+# shellcheck source=lib/pause_window.sh
+. "$(dirname "$0")"/lib/pause_window.sh
+
+pw_skip_without_attr_bits "perf stat -a windows"
+pw_skip_without_kfunc "perf stat -a windows"
+
+err=0
+out=$(mktemp /tmp/__perf_test.stat.XXXXX)
+other=
+
+cleanup() {
+  if [ -n "${other}" ]; then
+    kill "${other}" 2>/dev/null || true
+    wait "${other}" 2>/dev/null || true
+  fi
+  rm -f "${out}"
+  trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+rounds=4
+perf test -w pause_window 100000 &
+other=$!
+
+perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
+  --bpf-pause="${pw_uprobes}" -- perf test -w pause_window "${rounds}"
+pw_in_range "-a with another process: windows" "$(pw_windows "${out}")" \
+  "${rounds}" "${rounds}" || err=1
+if ! kill -0 "${other}" 2>/dev/null; then
+  echo "FAIL: the other process was not running during the session"
+  err=1
+fi
+
+exit ${err}

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for the tests of in-kernel windows (--bpf-pause, --switch-on,
+# --switch-off, action=): the pause_window workload and what its windows
+# must count.  See tests/workloads/pause_window.c.
+
+PW_PAGES=32	# page faults in each window
+PW_SLEEPS=4	# sleeps, so context switches, in each window
+pw_perf=$(command -v perf)	# the perf under test; also the uprobe EXE
+pw_uprobes="uprobe:r:${pw_perf}:pause_window_inside,uretprobe:p:${pw_perf}:pause_window_inside"
+pw_tps="tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid"
+pw_kprobes="kretprobe:r:__x64_sys_getppid,kprobe:p:__x64_sys_getpgid"
+
+# A kernel without the support is a reason to skip; a broken one is not:
+# ask the kernel's BTF, not the feature under test.
+pw_skip_without_kfunc() {
+  if ! grep -q bpf_perf_event_pause /sys/kernel/btf/vmlinux 2>/dev/null; then
+    echo "$1 [Skipped: kernel has no bpf_perf_event_pause() kfunc]"
+    exit 2
+  fi
+  if ! perf version --build-options | grep -Eq 'bpf_skeletons: +\[ on'; then
+    echo "$1 [Skipped: perf built without BPF skeletons]"
+    exit 2
+  fi
+  if [ "$(id -u)" != 0 ]; then
+    echo "$1 [Skipped: needs root]"
+    exit 2
+  fi
+}
+
+pw_skip_without_attr_bits() {
+  if perf stat -e task-clock/action=start-paused/ true 2>&1 |
+      grep -q "this kernel cannot pause perf events"; then
+    echo "$1 [Skipped: kernel cannot start events paused]"
+    exit 2
+  fi
+}
+
+# pw_value FILE EVENT: the count of EVENT (terms or not) in 'perf stat -x,'
+# output FILE.
+pw_value() {
+  awk -F, -v ev="$2" '$3 == ev || index($3, ev "/") == 1 { print $1; exit }' "$1"
+}
+
+# pw_windows FILE: windows opened by --bpf-pause, from 'perf stat -x,'.
+pw_windows() {
+  awk -F, '$2 == "bpf-pause-windows" { print $1; exit }' "$1"
+}
+
+# pw_in_range NAME VALUE MIN MAX
+pw_in_range() {
+  if [ -z "$2" ] || [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
+    echo "FAIL: $1 = '$2', want [$3, $4]"
+    return 1
+  fi
+  echo "ok: $1 = $2 (want [$3, $4])"
+}

@@ -1,0 +1,91 @@
+#!/bin/bash
+# perf record windows: --bpf-pause, --switch-on/--switch-off, action=
+# SPDX-License-Identifier: GPL-2.0
+#
+# Samples must come only from inside the windows, and perf.data must be
+# readable by perf report and perf script as it is.
+
+set -e
+
+# shellcheck source=lib/pause_window.sh
+. "$(dirname "$0")"/lib/pause_window.sh
+
+pw_skip_without_attr_bits "perf record windows"
+pw_skip_without_kfunc "perf record windows"
+
+err=0
+data=$(mktemp /tmp/__perf_test.data.XXXXX)
+full=$(mktemp /tmp/__perf_test.full.XXXXX)
+syms=$(mktemp /tmp/__perf_test.syms.XXXXX)
+
+cleanup() {
+  rm -f "${data}" "${data}.old" "${full}" "${full}.old" "${syms}"
+  trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+# 20 rounds; 10x more spinning outside the windows than inside.
+work="perf test -w pause_window 20 2000000 20000000"
+
+# check_inside FILE NAME: user samples only where the window is open.  The
+# workload's code outside pause_window_inside() only runs outside it;
+# libc calls (and their PLT stubs) and the [uprobes] trampoline inside
+# are in the window.
+check_inside() {
+  local in bad total
+
+  perf script -i "$1" -F ip,sym,dso 2>/dev/null | awk '{ print $2, $NF }' >"${syms}"
+  total=$(wc -l <"${syms}")
+  in=$(grep -c '^pause_window_inside ' "${syms}" || true)
+  bad=$(grep -v -e '^pause_window_inside ' -e '^[^ ]*@plt ' "${syms}" |
+        grep -c "(${pw_perf})" || true)
+  echo "$2: ${total} samples, ${in} in pause_window_inside, ${bad} in other perf code"
+  if [ "${bad}" -ne 0 ] || [ "${in}" -lt 100 ] || [ $((in * 100)) -lt $((total * 95)) ]; then
+    echo "FAIL: $2: samples outside the windows"
+    grep -v '^pause_window_inside ' "${syms}" | sort | uniq -c | sort -rn | head
+    err=1
+  fi
+}
+
+echo "--- cpu-clock, uprobe windows"
+perf record -q -o "${data}" -c 100000 -e cpu-clock/action=start-paused/u \
+  --bpf-pause="${pw_uprobes}" -- ${work}
+check_inside "${data}" "uprobe windows"
+if ! perf report -i "${data}" --stdio 2>/dev/null | grep -q 'pause_window_inside'; then
+  echo "FAIL: perf report does not show pause_window_inside"
+  err=1
+fi
+
+echo "--- same workload without windows"
+perf record -q -o "${full}" -c 100000 -e cpu-clock:u -- ${work}
+size=$(stat -c %s "${data}")
+size_full=$(stat -c %s "${full}")
+echo "perf.data: ${size} bytes with windows, ${size_full} without"
+if [ $((size * 3)) -gt "${size_full}" ]; then
+  echo "FAIL: windows did not shrink perf.data below a third"
+  err=1
+fi
+
+echo "--- --per-thread, uprobe windows"
+perf record -q --per-thread -o "${data}" -c 100000 -e cpu-clock/action=start-paused/u \
+  --bpf-pause="${pw_uprobes}" -- ${work}
+check_inside "${data}" "--per-thread"
+
+# Sampling every page fault: the windows' samples are exact.
+pf=$((20 * PW_PAGES))
+count_faults() {
+  perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *page-faults' || true
+}
+
+echo "--- --switch-on/--switch-off"
+perf record -q -o "${data}" -c 1 -e page-faults \
+  --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid -- ${work}
+pw_in_range "--switch-on/--switch-off: page-fault samples" "$(count_faults)" "${pf}" "${pf}" || err=1
+
+echo "--- action= trigger events"
+perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/ \
+  -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- ${work}
+pw_in_range "action= triggers: page-fault samples" "$(count_faults)" "${pf}" "${pf}" || err=1
+
+exit ${err}

@@ -1,0 +1,93 @@
+#!/bin/bash
+# perf stat windows: --bpf-pause, --switch-on/--switch-off, action=
+# SPDX-License-Identifier: GPL-2.0
+#
+# Each round of 'perf test -w pause_window' faults PW_PAGES pages and
+# sleeps PW_SLEEPS times inside its window, and as much again outside:
+# every way of opening the windows must count exactly the inside.
+
+set -e
+
+# shellcheck source=lib/pause_window.sh
+. "$(dirname "$0")"/lib/pause_window.sh
+
+pw_skip_without_attr_bits "perf stat windows"
+pw_skip_without_kfunc "perf stat windows"
+
+rounds=8
+pf=$((rounds * PW_PAGES))
+cs=$((rounds * PW_SLEEPS))
+err=0
+out=$(mktemp /tmp/__perf_test.stat.XXXXX)
+
+cleanup() {
+  rm -f "${out}"
+  trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+# check NAME PF_SLACK EXPECT_WINDOWS PERF-STAT-ARGS...
+check() {
+  local name=$1 slack=$2 windows=$3
+  shift 3
+
+  echo "--- ${name}"
+  if ! perf stat -x, -o "${out}" "$@" -- perf test -w pause_window "${rounds}"; then
+    echo "FAIL: perf stat $*"
+    err=1
+    return
+  fi
+  pw_in_range "${name}: page-faults" "$(pw_value "${out}" page-faults)" \
+    "${pf}" $((pf + slack)) || err=1
+  # An involuntary switch may land in a window: at most one per round.
+  pw_in_range "${name}: context-switches" "$(pw_value "${out}" context-switches)" \
+    "${cs}" $((cs + rounds)) || err=1
+  if [ "${windows}" = yes ]; then
+    pw_in_range "${name}: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
+  fi
+}
+
+ev=page-faults/action=start-paused/,context-switches/action=start-paused/
+
+# The first uprobe hit of a process maps the uprobe XOL page: one fault.
+check "uprobe/uretprobe" 1 yes -e "${ev}" --bpf-pause="${pw_uprobes}"
+check "tracepoints" 0 yes -e "${ev}" --bpf-pause="${pw_tps}"
+check "kprobe/kretprobe" 0 yes -e "${ev}" --bpf-pause="${pw_kprobes}"
+check "--bpf-aux-pause alias" 0 yes -e "${ev}" --bpf-aux-pause="${pw_tps}"
+check "tracepoints, no inherit" 0 yes -i -e "${ev}" --bpf-pause="${pw_tps}"
+check "--switch-on/--switch-off tracepoints" 0 yes -e page-faults,context-switches \
+  --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
+check "--switch-on/--switch-off kprobes" 0 yes -e page-faults,context-switches \
+  --switch-on=kretprobe:__x64_sys_getppid --switch-off=kprobe:__x64_sys_getpgid
+# Trigger events in the kernel, no BPF: the getppid exit resumes the group
+# of page-faults (context-switches joins it), the getpgid entry pauses it.
+check "action= trigger events" 0 no \
+  -e page-faults/action=start-paused/,context-switches \
+  -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/
+pw_in_range "action= triggers: resumes" "$(pw_value "${out}" syscalls:sys_exit_getppid)" \
+  "${rounds}" "${rounds}" || err=1
+
+# Events not marked start-paused run until the first pause.
+echo "--- unmarked events start running"
+perf stat -x, -o "${out}" -e page-faults --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}"
+pw_in_range "running until paused: page-faults" "$(pw_value "${out}" page-faults)" \
+  $((pf + PW_PAGES)) 100000 || err=1
+
+# CPU-bound sessions: the workload pinned to CPU 0, the windows are CPU
+# 0's; other tasks running there meanwhile may add to the counts.
+if command -v taskset >/dev/null; then
+  echo "--- -C 0"
+  perf stat -x, -o "${out}" -C 0 -e page-faults/action=start-paused/ \
+    --bpf-pause="${pw_tps}" -- taskset -c 0 perf test -w pause_window "${rounds}"
+  pw_in_range "-C 0: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" $((pf + 16)) || err=1
+  pw_in_range "-C 0: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
+  echo "--- -a"
+  perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
+    --bpf-pause="${pw_tps}" -- taskset -c 1 perf test -w pause_window "${rounds}"
+  pw_in_range "-a: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" $((pf + 16)) || err=1
+  pw_in_range "-a: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
+fi
+
+exit ${err}
