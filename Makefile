@@ -32,7 +32,7 @@ PERF		:= $(PERFOBJ)/perf
 
 export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ BZIMAGE PERFOBJ PERF
 
-.PHONY: all help deps source tree export-patches kernel perf selftests vm run check series \
+.PHONY: all help deps source tree export-patches kernel perf perf-noskel selftests vm run check fuzz bench series \
 	bisect-check clean distclean
 
 all: kernel perf
@@ -71,6 +71,10 @@ kernel: tree
 perf: tree
 	@$(H)/build-perf.sh $(TREE) $(PERFOBJ)
 
+## perf-noskel   the same perf without BPF skeletons (its error messages are tested)
+perf-noskel: tree
+	@NOSKEL=1 $(H)/build-perf.sh $(TREE) $(B)/perf-noskel
+
 ## selftests     the kselftests and BPF selftests the VM runs (patched uapi, kernel BTF)
 selftests: kernel
 	@$(H)/build-selftests.sh $(TREE) $(B)/selftests
@@ -87,6 +91,10 @@ run: kernel perf
 ## check         host tests, then the in-VM tests; ends with "N passed, N failed"
 check: deps
 	@$(H)/check.sh
+
+## fuzz          fuzz the perf --bpf-pause spec parser for FUZZ_SECONDS (default 600)
+fuzz: deps
+	@$(H)/tests/host/bpf-pause-spec.sh $(or $(FUZZ_SECONDS),600)
 
 ## series        git format-patch series + cover letter in build/series, checkpatch --strict
 series: tree

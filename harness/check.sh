@@ -26,9 +26,21 @@ for t in "$H"/tests/host/*.sh; do
 done
 
 # --- build -------------------------------------------------------------------
-if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf selftests; then
+if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf perf-noskel selftests; then
 	echo "FAIL build (kernel, perf or selftests did not build; see above)" | tee -a "$results"
 else
+	# --- host tests of the built perf ---------------------------------------------
+	for t in "$H"/tests/host-perf/*.sh; do
+		name=host-perf/$(basename "$t" .sh)
+		mkdir -p "$out/host-perf"
+		"$t" >"$out/$name.log" 2>&1
+		case $? in
+		0) echo "PASS $name" ;;
+		2) echo "SKIP $name $(tail -1 "$out/$name.log")" ;;
+		*) echo "FAIL $name (log: $out/$name.log)"; sed 's/^/    /' "$out/$name.log" | tail -20 ;;
+		esac | tee -a "$results"
+	done
+
 	# --- guest -------------------------------------------------------------------
 	vm=$out/vm
 	mkdir -p "$vm"

@@ -5,6 +5,10 @@
 # Samples must come only from inside the windows, and perf.data must be
 # readable by perf report and perf script as it is.
 
+# pw_* come from lib/pause_window.sh, which the build's shellcheck does
+# not follow.
+# shellcheck disable=SC2154
+
 set -e
 
 # shellcheck source=lib/pause_window.sh

@@ -6,6 +6,10 @@
 # sleeps PW_SLEEPS times inside its window, and as much again outside:
 # every way of opening the windows must count exactly the inside.
 
+# pw_* come from lib/pause_window.sh, which the build's shellcheck does
+# not follow.
+# shellcheck disable=SC2154
+
 set -e
 
 # shellcheck source=lib/pause_window.sh

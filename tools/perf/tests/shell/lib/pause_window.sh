@@ -1,3 +1,4 @@
+#!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Helpers for the tests of in-kernel windows (--bpf-pause, --switch-on,
