@@ -36,5 +36,9 @@ while IFS= read -r desc; do
 		fi ;;
 	*) echo "FAIL perf-test: $desc ($verdict)"; rc=1 ;;
 	esac >>"$RESULTS"
+	# A failure's own output, for the log: perf test -v prints it.
+	if tail -1 "$RESULTS" | grep -q '^FAIL'; then
+		grep -v '^\.\.\.$' $out | tail -40 | sed 's/^/    | /'
+	fi
 done <"$list"
 exit $rc
