@@ -42,7 +42,7 @@ for t in "${tests[@]}"; do
 		clang-19 "${bpf_cflags[@]}" -c "$prog" -o "$out/$name.bpf.o"
 		"$bpftool" gen skeleton "$out/$name.bpf.o" name "$name" >"$out/$name.skel.h"
 	done
-	gcc -O1 -g -Wall -DTEST="$t" -isystem "$uapi" -I"$here/bpf-runner" -I"$out" \
+	gcc -O1 -g -Wall -DTEST="$t" -isystem "$uapi" -I"$here/bpf-runner" -I"$out" -idirafter "$tree/tools/include" \
 		-I"$out/libbpf/include" -o "$out/$t" \
 		"$st/prog_tests/$t.c" "$here/bpf-runner/runner.c" \
 		"$out/libbpf/libbpf.a" -lelf -lz

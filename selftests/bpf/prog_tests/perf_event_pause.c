@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <test_progs.h>
+#include <linux/init.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -185,9 +186,6 @@ out:
 
 /* Samples of a start_paused cpu-clock event fall inside the uprobed function. */
 /* Calls nothing, so that every sample of its run has an IP inside it. */
-#ifndef __section
-#define __section(s) __attribute__((__section__(s)))
-#endif
 
 noinline __section("perf_pause_busy_text") int perf_pause_busy_fn(int loops)
 {
@@ -425,10 +423,10 @@ static char verifier_log[8192];
 
 static void test_verifier(void)
 {
-	struct test_perf_event_pause_fail *skel;
-	char *log = verifier_log;
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_buf = verifier_log,
 		    .kernel_log_size = sizeof(verifier_log), .kernel_log_level = 1);
+	struct test_perf_event_pause_fail *skel;
+	char *log = verifier_log;
 
 	skel = test_perf_event_pause_fail__open_opts(&oo);
 	if (!ASSERT_OK_PTR(skel, "open"))

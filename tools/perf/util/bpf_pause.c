@@ -14,7 +14,6 @@
  * (or of current's inherited copies): a task's windows are its own.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,10 +37,10 @@
 #include "target.h"
 #include "thread_map.h"
 
-#define FD(e, x, y) (*(int *)xyarray__entry(e->core.fd, x, y))
+#define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
 
 /* A sanity bound; the program walks at most this many slots per trigger. */
-#define MAX_SLOTS	(1 << 16)
+#define MAX_SLOTS	65536
 
 static struct pause_window_bpf *skel;
 static struct bpf_link *links[BPF_PAUSE_MAX_SPECS];
@@ -137,7 +136,8 @@ static struct bpf_link *attach_kprobe(const struct bpf_pause_spec *spec, bool re
 
 	link = bpf_program__attach_kprobe_opts(skel->progs.pause_probe, spec->func, &opts);
 	if (!link && !kallsyms_has(spec->func))
-		pr_err("--bpf-pause: '%s': kernel function '%s' not found\n", spec->text, spec->func);
+		pr_err("--bpf-pause: '%s': kernel function '%s' not found\n",
+		       spec->text, spec->func);
 	else if (!link)
 		pr_err("--bpf-pause: '%s': cannot probe kernel function '%s': %s\n",
 		       spec->text, spec->func, strerror(errno));
@@ -158,7 +158,8 @@ static struct bpf_link *attach_uprobe(const struct bpf_pause_spec *spec, bool re
 	}
 	link = bpf_program__attach_uprobe_opts(skel->progs.pause_probe, -1, path, 0, &opts);
 	if (!link && (errno == ENOENT || errno == ESRCH))
-		pr_err("--bpf-pause: '%s': symbol '%s' not found in %s\n", spec->text, spec->func, path);
+		pr_err("--bpf-pause: '%s': symbol '%s' not found in %s\n",
+		       spec->text, spec->func, path);
 	else if (!link)
 		pr_err("--bpf-pause: '%s': cannot probe '%s' in %s: %s\n",
 		       spec->text, spec->func, path, strerror(errno));
@@ -214,6 +215,16 @@ static int fill_tgids(struct evlist *evlist, struct target *target)
 	return 0;
 }
 
+static void report_map_error(struct evsel *evsel, const struct bpf_pause *bp)
+{
+	if (errno == EOPNOTSUPP && evsel->core.attr.inherit)
+		pr_err("--bpf-pause: this kernel does not let BPF pause inherited events (%s): pass %s, or use -a\n",
+		       evsel__name(evsel), bp->inherit_hint ?: "--no-inherit");
+	else
+		pr_err("--bpf-pause: cannot hand event %s to BPF: %s\n",
+		       evsel__name(evsel), strerror(errno));
+}
+
 static int fill_events(struct bpf_pause *bp, struct evlist *evlist, int nr_leaders)
 {
 	struct perf_cpu_map *all_cpus = evlist__core(evlist)->all_cpus;
@@ -250,12 +261,7 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, int nr_leade
 					continue;
 				if (!bpf_map_update_elem(map_fd, &slot, &fd, BPF_ANY))
 					continue;
-				if (errno == EOPNOTSUPP && evsel->core.attr.inherit)
-					pr_err("--bpf-pause: this kernel does not let BPF pause inherited events (%s): pass %s, or use -a\n",
-					       evsel__name(evsel), bp->inherit_hint ?: "--no-inherit");
-				else
-					pr_err("--bpf-pause: cannot hand event %s to BPF: %s\n",
-					       evsel__name(evsel), strerror(errno));
+				report_map_error(evsel, bp);
 				return -1;
 			}
 		}
@@ -264,7 +270,7 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, int nr_leade
 	return 0;
 }
 
-static int load(struct evlist *evlist, struct target *target, int nr_leaders)
+static int load_skel(struct evlist *evlist, struct target *target, int nr_leaders)
 {
 	int nr_cpus = perf_cpu_map__nr(evlist__core(evlist)->all_cpus);
 	int nr_threads = perf_thread_map__nr(evlist__core(evlist)->threads);
@@ -283,11 +289,11 @@ static int load(struct evlist *evlist, struct target *target, int nr_leaders)
 		return -1;
 	}
 	bpf_map__set_max_entries(skel->maps.events, nr_cpus * slots_per_cpu);
-	skel->rodata->slots_per_cpu = slots_per_cpu;
-	skel->rodata->nr_slots = nr_cpus * slots_per_cpu;
-	skel->rodata->per_cpu_slots = target__has_cpu(target);
+	skel->data->slots_per_cpu = slots_per_cpu;
+	skel->data->nr_slots = nr_cpus * slots_per_cpu;
+	skel->bss->per_cpu_slots = target__has_cpu(target);
 	filter = evlist__workload_pid(evlist) > 0 || (target->pid && !target->tid);
-	skel->rodata->filter_tgid = filter;
+	skel->bss->filter_tgid = filter;
 	bpf_program__set_autoload(skel->progs.pause_follow_fork, filter);
 
 	if (pause_window_bpf__load(skel)) {
@@ -324,16 +330,16 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		nr_leaders += evsel__is_windowed(evsel);
 
 	/* perf stat -r: load and attach once, give each run's events. */
-	if (!skel && load(evlist, target, nr_leaders))
+	if (!skel && load_skel(evlist, target, nr_leaders))
 		goto out;
 	if (fill_events(bp, evlist, nr_leaders))
 		goto out;
 
 	for (; nr_links < bp->specs.nr; nr_links++) {
 		const struct bpf_pause_spec *spec = &bp->specs.specs[nr_links];
+		bool retprobe = probe_attach[spec->probe].retprobe;
 
-		links[nr_links] = probe_attach[spec->probe].attach(spec,
-								   probe_attach[spec->probe].retprobe);
+		links[nr_links] = probe_attach[spec->probe].attach(spec, retprobe);
 		if (!links[nr_links])
 			goto out;
 	}
@@ -375,13 +381,24 @@ void bpf_pause__fprintf(FILE *fp, const char *sep)
 	if (bpf_pause__read(&c))
 		return;
 	if (sep)
-		fprintf(fp, "%" PRIu64 "%s%s%s%" PRIu64 "%s%s\n", c.windows, sep,
-			"bpf-pause-windows", sep, c.pauses, sep, "bpf-pause-pauses");
+		fprintf(fp, "%llu%sbpf-pause-windows%s%llu%sbpf-pause-pauses\n",
+			(unsigned long long)c.windows, sep, sep,
+			(unsigned long long)c.pauses, sep);
 	else
-		fprintf(fp, "\n%19" PRIu64 "      windows opened by --bpf-pause (%" PRIu64 " closed)\n",
-			c.windows, c.pauses);
+		fprintf(fp, "%19llu      windows opened by --bpf-pause (%llu closed)\n\n",
+			(unsigned long long)c.windows, (unsigned long long)c.pauses);
 	if (c.errors)
-		pr_warning("--bpf-pause: %" PRIu64 " pause/resume calls failed\n", c.errors);
+		pr_warning("--bpf-pause: %llu pause/resume calls failed\n",
+			   (unsigned long long)c.errors);
+}
+
+void bpf_pause__fprintf_summary(FILE *fp)
+{
+	struct bpf_pause_counts c;
+
+	if (!bpf_pause__read(&c))
+		fprintf(fp, "[ perf record: %llu windows opened, %llu closed by --bpf-pause ]\n",
+			(unsigned long long)c.windows, (unsigned long long)c.pauses);
 }
 
 void bpf_pause__cleanup(struct bpf_pause *bp)

@@ -31,6 +31,13 @@ struct bpf_pause_counts {
 	u64	errors;
 };
 
+#define BPF_PAUSE_SPEC_HELP \
+	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME"
+#define BPF_PAUSE_SWITCH_ON_HELP \
+	"Start with the events paused, resume them in the kernel when EVENT (CATEGORY:NAME, kprobe:FUNC, uprobe:EXE:FUNC) is hit"
+#define BPF_PAUSE_SWITCH_OFF_HELP \
+	"Pause the events in the kernel when EVENT is hit"
+
 /* Option callbacks; opt->value points to a struct bpf_pause. */
 int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset);
@@ -48,7 +55,10 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist);
 int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
 		       struct target *target);
 int bpf_pause__read(struct bpf_pause_counts *counts);
+/* perf stat: the windows, after the counts (sep: -x's separator or NULL) */
 void bpf_pause__fprintf(FILE *fp, const char *sep);
+/* perf record: the windows, after its summary */
+void bpf_pause__fprintf_summary(FILE *fp);
 void bpf_pause__cleanup(struct bpf_pause *bp);
 #else
 #include "debug.h"
@@ -74,6 +84,10 @@ static inline int bpf_pause__read(struct bpf_pause_counts *counts __maybe_unused
 
 static inline void bpf_pause__fprintf(FILE *fp __maybe_unused,
 				      const char *sep __maybe_unused)
+{
+}
+
+static inline void bpf_pause__fprintf_summary(FILE *fp __maybe_unused)
 {
 }
 

@@ -14,6 +14,10 @@
 
 #include "bpf_pause_spec.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* Fields of a spec: TYPE, ACTION and up to two operands; one more is an error. */
 #define MAX_FIELDS	5
 
@@ -66,7 +70,7 @@ static int probe_from_name(const char *name, enum bpf_pause_probe *probe)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(probe_names); i++) {
 		if (!strcmp(name, probe_names[i].name)) {
 			*probe = probe_names[i].probe;
 			return 0;

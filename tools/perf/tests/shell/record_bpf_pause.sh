@@ -85,7 +85,8 @@ count_faults() {
 echo "--- --switch-on/--switch-off"
 perf record -q -o "${data}" -c 1 -e page-faults \
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid -- ${work}
-pw_in_range "--switch-on/--switch-off: page-fault samples" "$(count_faults)" "${pf}" "${pf}" || err=1
+pw_in_range "--switch-on/--switch-off: page-fault samples" "$(count_faults)" \
+  "${pf}" "${pf}" || err=1
 
 echo "--- action= trigger events"
 perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/ \

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
  * perf test -w pause_window [ROUNDS [IN_LOOPS [OUT_LOOPS]]]
  *
@@ -22,26 +22,23 @@
 #define PAUSE_WINDOW_PAGES	32
 #define PAUSE_WINDOW_SLEEPS_IN	4
 
-void pause_window_inside(char *mem, long page, unsigned long loops);
-void pause_window_outside(char *mem, long page, unsigned long loops);
-
 /* A macro, not a function: no code of its own shared by both sides. */
 #define nap() nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 }, NULL)
 
-noinline void pause_window_outside(char *mem, long page, unsigned long loops)
+static noinline void pause_window_outside(char *mem, long page, unsigned long loops)
 {
 	for (int i = 0; i < PAUSE_WINDOW_PAGES; i++)
-		((volatile char *)mem)[i * page] = 1;
+		WRITE_ONCE(mem[i * page], 1);
 	nap();
 	for (unsigned long i = 0; i < loops; i++)
 		asm volatile("" ::: "memory");
 }
 
-noinline void pause_window_inside(char *mem, long page, unsigned long loops)
+static noinline void pause_window_inside(char *mem, long page, unsigned long loops)
 {
 	syscall(SYS_getppid);
 	for (int i = 0; i < PAUSE_WINDOW_PAGES; i++)
-		((volatile char *)mem)[i * page] = 1;
+		WRITE_ONCE(mem[i * page], 1);
 	for (int i = 0; i < PAUSE_WINDOW_SLEEPS_IN; i++)
 		nap();
 	for (unsigned long i = 0; i < loops; i++)

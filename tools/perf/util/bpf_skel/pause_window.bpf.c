@@ -45,11 +45,11 @@ struct {
 	__uint(max_entries, 1);
 } stats SEC(".maps");
 
-/* Slots of one CPU (CPU-bound events), or all slots (task events). */
-const volatile __u32 slots_per_cpu = 1;
-const volatile __u32 nr_slots = 1;
-const volatile bool per_cpu_slots;
-const volatile bool filter_tgid;
+/* Set before load: slots of one CPU (CPU-bound events), or all (task events). */
+__u32 slots_per_cpu = 1;
+__u32 nr_slots = 1;
+bool per_cpu_slots;
+bool filter_tgid;
 
 int bpf_perf_event_pause(void *p__map, u64 flags, bool pause) __ksym __weak;
 
