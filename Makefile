@@ -92,6 +92,11 @@ run: kernel perf
 check: deps
 	@$(H)/check.sh
 
+## bench         benchmarks in the VM: cost per window, data reduction, paused overhead, scaling
+bench: kernel perf selftests
+	@$(H)/build-bench.sh $(B)/selftests/bpf $(B)/bench
+	@$(H)/bench.sh
+
 ## fuzz          fuzz the perf --bpf-pause spec parser for FUZZ_SECONDS (default 600)
 fuzz: deps
 	@$(H)/tests/host/bpf-pause-spec.sh $(or $(FUZZ_SECONDS),600)

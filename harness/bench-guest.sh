@@ -1,0 +1,95 @@
+#!/bin/bash
+# usage: bench-guest.sh OUT_TSV   (in the guest; $PERF and $BENCH set)
+#
+# Every figure of 'make bench', measured in this one guest run: medians
+# of repeated runs (REPEATS, default 5), printed as a table and written
+# as metric<TAB>value<TAB>unit rows to OUT_TSV.  No figure passes or fails.
+set -euo pipefail
+tsv=${1:?usage: bench-guest.sh OUT_TSV}
+: "${PERF:?}" "${BENCH:?}"
+cd /tmp
+: >"$tsv"
+ratio() { echo "scale=3; $1 / $2" | bc -l | sed 's/^\./0./'; }
+put() {	# put METRIC VALUE UNIT [NOTE]
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$tsv"
+	printf '  %-46s %12s %-10s %s\n' "$1" "$2" "$3" "${4:-}"
+}
+
+echo "# window benchmarks: kernel $(uname -r), $(nproc) vCPUs, QEMU TCG guest, no PMU"
+echo "# (TCG emulates every instruction: absolute times are 10-100x a real machine's;"
+echo "#  syscall and exception entry are relatively dearer, so ratios to a bare"
+echo "#  trigger understate what each way adds on hardware)"
+
+echo
+echo "## 1. cost per window: loop body = getppid() with a trigger pair around it"
+N=${N:-20000}
+declare -A ns
+for kind in tp kprobe; do
+	for way in none bare kfunc-sampling kfunc-counting trigger filter ioctl; do
+		ns[$kind.$way]=$("$BENCH" cost "$kind" "$way" "$N")
+		put "window_ns_${kind}_${way//-/_}" "${ns[$kind.$way]}" ns/iter
+	done
+done
+# perf --control: perf record is the controller, window_bench its workload.
+ctl=/tmp/bench.ctl ack=/tmp/bench.ack
+rm -f $ctl $ack && mkfifo $ctl $ack
+ns[control]=$("$PERF" record -q -o /tmp/ctl.data -e cpu-clock:u -c 100000 -D -1 \
+	--control=fifo:$ctl,$ack -- env REPEATS=3 "$BENCH" control-fifo $ctl $ack 300 2>/dev/null)
+put window_ns_control_fifo "${ns[control]}" ns/iter "perf record --control fifo enable/disable"
+for kind in tp kprobe; do
+	b=${ns[$kind.bare]}
+	put "window_cost_ratio_kfunc_vs_bare_$kind" "$(ratio "${ns[$kind.kfunc-sampling]}" "$b")" x
+	put "window_cost_ratio_kfunc_counting_vs_bare_$kind" "$(ratio "${ns[$kind.kfunc-counting]}" "$b")" x
+	put "window_cost_ratio_trigger_events_vs_bare_$kind" "$(ratio "${ns[$kind.trigger]}" "$b")" x
+	put "window_cost_ratio_bpf_filter_vs_bare_$kind" "$(ratio "${ns[$kind.filter]}" "$b")" x
+done
+put window_cost_ratio_kfunc_vs_bare "$(ratio "${ns[tp.kfunc-sampling]}" "${ns[tp.bare]}")" x "tracepoint pair"
+put window_cost_ratio_trigger_events_vs_bare "$(ratio "${ns[tp.trigger]}" "${ns[tp.bare]}")" x "tracepoint pair"
+put window_cost_ratio_ioctl_vs_kfunc "$(ratio "${ns[tp.ioctl]}" "${ns[tp.kfunc-sampling]}")" x "ioctl: no probe at all"
+put window_cost_ratio_control_fifo_vs_kfunc "$(ratio "${ns[control]}" "${ns[tp.kfunc-sampling]}")" x
+
+echo
+echo "## 2. data reduction: a workload with ~1% of its time in pause_window_inside()"
+W="$PERF test -w pause_window 20 300000 29700000"
+fn=pause_window_inside
+$PERF record -q -o full.data -c 100000 -e cpu-clock:u \
+	-e syscalls:sys_exit_getppid,syscalls:sys_enter_getpgid -- $W 2>/dev/null
+$PERF record -q -o win.data -c 100000 -e cpu-clock/action=start-paused/u \
+	--bpf-pause=uprobe:r:$PERF:$fn,uretprobe:p:$PERF:$fn -- $W 2>/dev/null
+samples() { $PERF script -i "$1" -F event,ip,sym,dso "${@:2}" 2>/dev/null | grep cpu-clock; }
+full_n=$(samples full.data | wc -l)
+post_n=$(samples full.data --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid | wc -l)
+win_n=$(samples win.data | wc -l)
+# Outside: workload code other than the function (and its PLT calls).
+outside=$(samples win.data | awk -v fn=$fn '$3 != fn && $3 !~ /@plt$/ && $NF ~ /perf\)$/' | wc -l)
+put perfdata_bytes_full "$(wc -c <full.data)" bytes "whole run (post-processing keeps all of it)"
+put perfdata_bytes_windows "$(wc -c <win.data)" bytes "--bpf-pause uprobe windows"
+put perfdata_size_ratio_windows_vs_full "$(ratio "$(wc -c <win.data)" "$(wc -c <full.data)")" x
+put samples_full "$full_n" samples
+put samples_in_windows_postprocessed "$post_n" samples "perf script --switch-on/--switch-off on the whole run"
+put samples_windows "$win_n" samples
+put samples_outside_windows "$outside" samples "must be 0"
+put in_window_samples_kept_ratio "$(ratio "$win_n" "$post_n")" x "two runs: sampling noise"
+
+echo
+echo "## 3. overhead while paused: cpu-clock at 10 kHz, windows open ~1% of the time"
+declare -A sec
+for way in none kernel filter; do
+	sec[$way]=$("$BENCH" overhead "$way" 1000 2000 198000)
+	put "paused_run_seconds_${way}" "${sec[$way]}" s
+done
+put paused_slowdown_kernel_pause "$(ratio "${sec[kernel]}" "${sec[none]}")" x "vs no perf"
+put paused_slowdown_bpf_filter "$(ratio "${sec[filter]}" "${sec[none]}")" x "vs no perf"
+
+echo
+echo "## 4. scaling: CPU ns per window (kfunc minus bare trigger) by threads and window rate"
+for threads in 1 2 4; do
+	for gap in 0 2000 20000; do
+		n=$((gap == 0 ? 5000 : gap == 2000 ? 2000 : 500))
+		read -r bare_ns rate < <(REPEATS=3 "$BENCH" scale bare "$threads" "$gap" "$n")
+		read -r kf_ns kf_rate < <(REPEATS=3 "$BENCH" scale kfunc-sampling "$threads" "$gap" "$n")
+		extra=$(echo "$kf_ns - $bare_ns" | bc -l)
+		put "scale_t${threads}_gap${gap}_windows_per_s" "$kf_rate" windows/s
+		put "scale_t${threads}_gap${gap}_kfunc_extra_ns" "$extra" ns/window "bare trigger ${bare_ns} ns"
+	done
+done

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * window_bench: what one window costs, each way of opening and closing it.
+ *
+ *   window_bench cost KIND WAY N         ns per iteration of a loop whose
+ *                                        body is one trigger pair
+ *   window_bench control-fifo CTL ACK N  the same, windows opened by
+ *                                        perf --control (we are perf's workload)
+ *   window_bench overhead WAY ROUNDS IN OUT
+ *                                        seconds for a workload with windows
+ *                                        open IN/(IN+OUT) of the time
+ *   window_bench scale WAY THREADS GAP N CPU ns per window, windows/s
+ *
+ * KIND: tp (syscalls:sys_{enter,exit}_getppid) or kprobe
+ * (__x64_sys_getppid, entry and return); the loop body is getppid().
+ * WAY: none (no probe), bare (BPF programs that do nothing),
+ * kfunc-sampling / kfunc-counting (bpf_perf_event_pause() on a
+ * start-paused cpu-clock sampling / page-faults counting event),
+ * trigger (trigger events with attr.resume/pause, no BPF), filter (cpu-clock
+ * always sampling, a BPF perf_event program drops samples outside
+ * windows), ioctl (PERF_EVENT_IOC_ENABLE/DISABLE around each iteration).
+ * Each figure is the median of REPEATS runs (env, default 5).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "window_bench.skel.h"
+
+#define SAMPLE_PERIOD_NS	100000	/* cpu-clock at 10 kHz */
+#define RING_PAGES		256
+
+static struct window_bench *skel;
+static struct bpf_link *links[2];
+
+static void die(const char *what)
+{
+	fprintf(stderr, "window_bench: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static double now(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int repeats(void)
+{
+	const char *r = getenv("REPEATS");
+
+	return r && atoi(r) > 0 ? atoi(r) : 5;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int perf_open(struct perf_event_attr *attr, int group)
+{
+	int fd;
+
+	attr->size = sizeof(*attr);
+	fd = syscall(SYS_perf_event_open, attr, 0, -1, group, 0);
+	if (fd < 0)
+		die("perf_event_open");
+	return fd;
+}
+
+/* A per-task cpu-clock sampling event with a ring buffer, inherited by threads. */
+static int open_cpu_clock(bool start_paused, bool disabled)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = SAMPLE_PERIOD_NS,
+		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+		.inherit = 1,
+		.exclude_kernel = 1,
+		.disabled = disabled,
+		.start_paused = start_paused,
+	};
+	int fd = perf_open(&attr, -1);
+
+	if (mmap(NULL, (RING_PAGES + 1) * sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0) == MAP_FAILED)
+		die("mmap");
+	return fd;
+}
+
+static int open_page_faults(void)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.inherit = 1,
+		.start_paused = 1,
+	};
+
+	return perf_open(&attr, -1);
+}
+
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (!f || fscanf(f, "%ld", &v) != 1)
+		die(path);
+	fclose(f);
+	return v;
+}
+
+/* Trigger events: attr.resume on the first probe, attr.pause on the second. */
+static void open_triggers(const char *kind, const char *resume_tp, const char *pause_tp,
+			  int leader)
+{
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_attr attr = {
+			.sample_period = 1,
+			.resume = i == 0,
+			.pause = i == 1,
+		};
+		char path[256];
+
+		if (!strcmp(kind, "tp")) {
+			snprintf(path, sizeof(path), "/sys/kernel/tracing/events/syscalls/%s/id",
+				 i == 0 ? resume_tp : pause_tp);
+			attr.type = PERF_TYPE_TRACEPOINT;
+			attr.config = read_long(path);
+		} else {
+			attr.type = read_long("/sys/bus/event_source/devices/kprobe/type");
+			attr.config = i == 1;	/* format/retprobe: config:0 */
+			attr.config1 = (unsigned long)"__x64_sys_getppid";
+		}
+		perf_open(&attr, leader);
+	}
+}
+
+static void load(void)
+{
+	skel = window_bench__open_and_load();
+	if (!skel)
+		die("loading the BPF programs");
+}
+
+/* Attach @tp_prog/@kp_prog to the pair: cookie 0 resumes, 1 pauses. */
+static void attach(const char *kind, struct bpf_program *tp_prog, struct bpf_program *kp_prog,
+		   const char *resume_tp, const char *pause_tp)
+{
+	for (int i = 0; i < 2; i++) {
+		if (!strcmp(kind, "tp")) {
+			LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
+
+			links[i] = bpf_program__attach_tracepoint_opts(tp_prog, "syscalls",
+								       i ? pause_tp : resume_tp, &o);
+		} else {
+			LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = i, .retprobe = i);
+
+			links[i] = bpf_program__attach_kprobe_opts(kp_prog, "__x64_sys_getppid", &o);
+		}
+		if (!links[i])
+			die("attaching a trigger");
+	}
+}
+
+static void put_event(int fd)
+{
+	__u32 key = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.events), &key, &fd, BPF_ANY))
+		die("filling the event map");
+}
+
+static int ioctl_fd = -1;
+
+/*
+ * Set up WAY for a trigger pair on @resume_tp/@pause_tp (tracepoints) or the
+ * getppid kprobe pair.
+ */
+static void setup(const char *kind, const char *way, const char *resume_tp, const char *pause_tp)
+{
+	if (!strcmp(way, "none"))
+		return;
+	if (!strcmp(way, "ioctl")) {
+		ioctl_fd = open_cpu_clock(false, true);
+		return;
+	}
+	if (!strcmp(way, "trigger")) {
+		open_triggers(kind, resume_tp, pause_tp, open_cpu_clock(true, false));
+		return;
+	}
+	load();
+	if (!strcmp(way, "bare")) {
+		attach(kind, skel->progs.tp_bare, skel->progs.kp_bare, resume_tp, pause_tp);
+	} else if (!strcmp(way, "kfunc-sampling") || !strcmp(way, "kernel")) {
+		put_event(open_cpu_clock(true, false));
+		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
+	} else if (!strcmp(way, "kfunc-counting")) {
+		put_event(open_page_faults());
+		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
+	} else if (!strcmp(way, "filter")) {
+		int fd = open_cpu_clock(false, false);
+
+		if (ioctl(fd, PERF_EVENT_IOC_SET_BPF, bpf_program__fd(skel->progs.sample_filter)))
+			die("PERF_EVENT_IOC_SET_BPF");
+		attach(kind, skel->progs.tp_flag, skel->progs.kp_flag, resume_tp, pause_tp);
+	} else {
+		fprintf(stderr, "window_bench: unknown way '%s'\n", way);
+		exit(2);
+	}
+}
+
+static void one_window(void)
+{
+	if (ioctl_fd >= 0)
+		ioctl(ioctl_fd, PERF_EVENT_IOC_ENABLE, 0);
+	syscall(SYS_getppid);
+	if (ioctl_fd >= 0)
+		ioctl(ioctl_fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+static int cmd_cost(const char *kind, const char *way, long n)
+{
+	int r = repeats();
+	double t[r];
+
+	setup(kind, way, "sys_enter_getppid", "sys_exit_getppid");
+	for (long i = 0; i < n / 10; i++)	/* warm up */
+		one_window();
+	for (int k = 0; k < r; k++) {
+		double t0 = now(CLOCK_MONOTONIC);
+
+		for (long i = 0; i < n; i++)
+			one_window();
+		t[k] = (now(CLOCK_MONOTONIC) - t0) * 1e9 / n;
+	}
+	printf("%.1f\n", median(t, r));
+	return 0;
+}
+
+static void write_all(int fd, const char *s)
+{
+	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
+		die("writing to perf's control fifo");
+}
+
+static void wait_ack(int fd)
+{
+	char buf[8];
+
+	if (read(fd, buf, 4) != 4 || strncmp(buf, "ack\n", 4))
+		die("reading perf's ack");
+}
+
+/* We are perf's workload: perf --control=fifo:CTL,ACK -D -1 -- window_bench ... */
+static int cmd_control_fifo(const char *ctl, const char *ack, long n)
+{
+	int cfd = open(ctl, O_WRONLY), afd = open(ack, O_RDONLY);
+	int r = repeats();
+	double t[r];
+
+	if (cfd < 0 || afd < 0)
+		die("opening perf's control fifos");
+	for (int k = 0; k < r; k++) {
+		double t0 = now(CLOCK_MONOTONIC);
+
+		for (long i = 0; i < n; i++) {
+			write_all(cfd, "enable\n");
+			wait_ack(afd);
+			syscall(SYS_getppid);
+			write_all(cfd, "disable\n");
+			wait_ack(afd);
+		}
+		t[k] = (now(CLOCK_MONOTONIC) - t0) * 1e9 / n;
+	}
+	printf("%.1f\n", median(t, r));
+	return 0;
+}
+
+static volatile unsigned long sink;
+
+static void spin(unsigned long loops)
+{
+	for (unsigned long i = 0; i < loops; i++)
+		sink += i;
+}
+
+/* Windows from the exit of getppid() to the entry of getpgid(). */
+static int cmd_overhead(const char *way, long rounds, unsigned long in, unsigned long out)
+{
+	int r = repeats();
+	double t[r];
+
+	setup("tp", way, "sys_exit_getppid", "sys_enter_getpgid");
+	for (int k = 0; k < r; k++) {
+		double t0 = now(CLOCK_MONOTONIC);
+
+		for (long i = 0; i < rounds; i++) {
+			syscall(SYS_getppid);
+			spin(in);
+			syscall(SYS_getpgid, 0);
+			spin(out);
+		}
+		t[k] = now(CLOCK_MONOTONIC) - t0;
+	}
+	printf("%.4f\n", median(t, r));
+	return 0;
+}
+
+struct scale_arg {
+	unsigned long gap;
+	long n;
+};
+
+static void *scale_thread(void *p)
+{
+	struct scale_arg *a = p;
+
+	for (long i = 0; i < a->n; i++) {
+		syscall(SYS_getppid);
+		spin(a->gap);
+	}
+	return NULL;
+}
+
+/* CPU ns per window and windows/s, THREADS threads each opening N windows. */
+static int cmd_scale(const char *way, int threads, unsigned long gap, long n)
+{
+	struct scale_arg a = { .gap = gap, .n = n };
+	int r = repeats();
+	double cpu[r], rate[r];
+	pthread_t tid[64];
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	setup("tp", way, "sys_enter_getppid", "sys_exit_getppid");
+	for (int k = 0; k < r; k++) {
+		double c0 = now(CLOCK_PROCESS_CPUTIME_ID), t0 = now(CLOCK_MONOTONIC);
+
+		for (int i = 0; i < threads; i++)
+			pthread_create(&tid[i], NULL, scale_thread, &a);
+		for (int i = 0; i < threads; i++)
+			pthread_join(tid[i], NULL);
+		cpu[k] = (now(CLOCK_PROCESS_CPUTIME_ID) - c0) * 1e9 / (threads * n);
+		rate[k] = threads * n / (now(CLOCK_MONOTONIC) - t0);
+	}
+	printf("%.1f %.0f\n", median(cpu, r), median(rate, r));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "cost"))
+		return cmd_cost(argv[2], argv[3], atol(argv[4]));
+	if (argc == 5 && !strcmp(argv[1], "control-fifo"))
+		return cmd_control_fifo(argv[2], argv[3], atol(argv[4]));
+	if (argc == 6 && !strcmp(argv[1], "overhead"))
+		return cmd_overhead(argv[2], atol(argv[3]), strtoul(argv[4], NULL, 0),
+				    strtoul(argv[5], NULL, 0));
+	if (argc == 6 && !strcmp(argv[1], "scale"))
+		return cmd_scale(argv[2], atoi(argv[3]), strtoul(argv[4], NULL, 0), atol(argv[5]));
+	fprintf(stderr, "usage: see the comment at the top of window_bench.c\n");
+	return 2;
+}
