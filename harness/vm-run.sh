@@ -42,12 +42,14 @@ append+=" init=$here/guest-init.sh panic=-1 oops=panic ${VM_APPEND:-}"
 
 # boot ACCEL: start qemu in the background, sets $qpid.
 boot() {
-	local cpu=max
+	local cpu=max extra=()
 	[ "$1" = kvm ] && cpu=host
+	# VM_TCG_ARGS: extra QEMU options under TCG only (make bench: -icount).
+	[ "$1" = tcg ] && read -ra extra <<<"${VM_TCG_ARGS:-}"
 	rm -f "$out/console.log" "$out/status"
 	: >"$out/output"
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-		-accel "$1" -cpu "$cpu" -smp 2 -m "${VM_MEM:-2G}" \
+		-accel "$1" -cpu "$cpu" -smp 2 -m "${VM_MEM:-2G}" "${extra[@]}" \
 		-nodefaults -display none -no-reboot -monitor none \
 		-serial file:"$out/console.log" \
 		-kernel "$kernel" -append "$append" \
