@@ -306,10 +306,6 @@ static int load_skel(struct evlist *evlist, struct target *target, int nr_leader
 		return -1;
 	}
 	if (filter) {
-		if (fill_tgids(evlist, target)) {
-			pr_err("--bpf-pause: cannot set the process filter: %s\n", strerror(errno));
-			return -1;
-		}
 		skel->links.pause_follow_fork =
 			bpf_program__attach(skel->progs.pause_follow_fork);
 		if (!skel->links.pause_follow_fork) {
@@ -329,11 +325,15 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	evlist__for_each_entry(evlist, evsel)
 		nr_leaders += evsel__is_windowed(evsel);
 
-	/* perf stat -r: load and attach once, give each run's events. */
+	/* perf stat -r: load and attach once, give each run its events and workload. */
 	if (!skel && load_skel(evlist, target, nr_leaders))
 		goto out;
 	if (fill_events(bp, evlist, nr_leaders))
 		goto out;
+	if (skel->bss->filter_tgid && fill_tgids(evlist, target)) {
+		pr_err("--bpf-pause: cannot set the process filter: %s\n", strerror(errno));
+		goto out;
+	}
 
 	for (; nr_links < bp->specs.nr; nr_links++) {
 		const struct bpf_pause_spec *spec = &bp->specs.specs[nr_links];

@@ -88,8 +88,11 @@ perf record -q -o "${data}" -c 1 -e page-faults \
 pw_in_range "--switch-on/--switch-off: page-fault samples" "$(count_faults)" \
   "${pf}" "${pf}" || err=1
 
-echo "--- action= trigger events"
-perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/ \
+# A trigger acts on its own group: per-task perf record opens one group per
+# CPU, so a task migrating inside a window would leave it on the old CPU.
+# --per-thread opens one group for the task.
+echo "--- action= trigger events, --per-thread"
+perf record -q --per-thread -o "${data}" -c 1 -e page-faults/action=start-paused/ \
   -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- ${work}
 pw_in_range "action= triggers: page-fault samples" "$(count_faults)" "${pf}" "${pf}" || err=1
 

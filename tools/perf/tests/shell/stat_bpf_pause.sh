@@ -72,6 +72,13 @@ check "action= trigger events" 0 no \
 pw_in_range "action= triggers: resumes" "$(pw_value "${out}" syscalls:sys_exit_getppid)" \
   "${rounds}" "${rounds}" || err=1
 
+# perf stat -r: every run's workload opens its windows.
+echo "--- -r 3"
+perf stat -r 3 -x, -o "${out}" -e page-faults/action=start-paused/ \
+  --bpf-pause="${pw_tps}" -- perf test -w pause_window "${rounds}"
+pw_in_range "-r 3: page-faults per run" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
+pw_in_range "-r 3: windows" "$(pw_windows "${out}")" $((3 * rounds)) $((3 * rounds)) || err=1
+
 # Events not marked start-paused run until the first pause.
 echo "--- unmarked events start running"
 perf stat -x, -o "${out}" -e page-faults --bpf-pause="${pw_tps}" -- \

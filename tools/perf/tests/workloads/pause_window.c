@@ -4,7 +4,7 @@
  *
  * Windows with known contents, for the pause/resume tests: each round runs
  * pause_window_outside() and then pause_window_inside().  Each touches
- * PAUSE_WINDOW_PAGES fresh pages (one page fault each) and sleeps 200us
+ * PAUSE_WINDOW_PAGES fresh pages (one page fault each) and sleeps 2ms
  * (PAUSE_WINDOW_SLEEPS_IN times inside, once outside: a context switch
  * each), then spins IN_LOOPS or OUT_LOOPS iterations.  Inside, the work is
  * bracketed by getppid() and getpgid(0), so that syscalls:sys_exit_getppid
@@ -22,8 +22,12 @@
 #define PAUSE_WINDOW_PAGES	32
 #define PAUSE_WINDOW_SLEEPS_IN	4
 
-/* A macro, not a function: no code of its own shared by both sides. */
-#define nap() nanosleep(&(struct timespec){ .tv_nsec = 200 * 1000 }, NULL)
+/*
+ * A macro, not a function: no code of its own shared by both sides.  2 ms,
+ * so that the timer cannot expire before the task sleeps, even on a slow
+ * (emulated, KASAN) kernel: each nap is exactly one context switch.
+ */
+#define nap() nanosleep(&(struct timespec){ .tv_nsec = 2 * 1000 * 1000 }, NULL)
 
 static noinline void pause_window_outside(char *mem, long page, unsigned long loops)
 {
