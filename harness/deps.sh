@@ -16,7 +16,7 @@ pkgs=(
 	# guest
 	qemu-system-x86
 	# perf's documentation, the host-side fuzzer, checkpatch's spdxcheck
-	asciidoc-base xmlto libclang-rt-19-dev python3-ply python3-git
+	asciidoc-base xmlto man-db libclang-rt-19-dev python3-ply python3-git
 )
 
 missing=()
