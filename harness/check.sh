@@ -14,25 +14,12 @@ mkdir -p "$out/host"
 results=$out/results
 : >"$results"
 
-# --- host tests --------------------------------------------------------------
-for t in "$H"/tests/host/*.sh; do
-	name=host/$(basename "$t" .sh)
-	"$t" >"$out/$name.log" 2>&1
-	case $? in
-	0) echo "PASS $name" ;;
-	2) echo "SKIP $name $(tail -1 "$out/$name.log")" ;;
-	*) echo "FAIL $name (log: $out/$name.log)"; sed 's/^/    /' "$out/$name.log" | tail -20 ;;
-	esac | tee -a "$results"
-done
-
-# --- build -------------------------------------------------------------------
-if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf perf-noskel selftests; then
-	echo "FAIL build (kernel, perf or selftests did not build; see above)" | tee -a "$results"
-else
-	# --- host tests of the built perf ---------------------------------------------
-	for t in "$H"/tests/host-perf/*.sh; do
-		name=host-perf/$(basename "$t" .sh)
-		mkdir -p "$out/host-perf"
+# run_host_tests DIR: each DIR/*.sh on the host, one result each.
+run_host_tests() {
+	local t name
+	mkdir -p "$out/$1"
+	for t in "$H/tests/$1"/*.sh; do
+		name=$1/$(basename "$t" .sh)
 		"$t" >"$out/$name.log" 2>&1
 		case $? in
 		0) echo "PASS $name" ;;
@@ -40,6 +27,17 @@ else
 		*) echo "FAIL $name (log: $out/$name.log)"; sed 's/^/    /' "$out/$name.log" | tail -20 ;;
 		esac | tee -a "$results"
 	done
+}
+
+# --- host tests --------------------------------------------------------------
+run_host_tests host
+
+# --- build -------------------------------------------------------------------
+if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf perf-noskel selftests; then
+	echo "FAIL build (kernel, perf or selftests did not build; see above)" | tee -a "$results"
+else
+	# --- host tests of the built perf ---------------------------------------------
+	run_host_tests host-perf
 
 	# --- guest -------------------------------------------------------------------
 	vm=$out/vm
