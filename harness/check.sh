@@ -55,6 +55,23 @@ else
 	fi
 	[ $vm_rc -eq 0 ] || grep -q '^FAIL' "$results" ||
 		echo "FAIL vm (exit $vm_rc without a failed test)" | tee -a "$results"
+
+	# --- guest: the tests that could hang it, in a guest of their own ----------
+	# A deadlocked CPU cannot be killed from inside: the guest's timeout
+	# ends it, and the test that was running is named as the failure.
+	hv=$out/vm-hang
+	mkdir -p "$hv"
+	cmd="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests $H/run-vm-tests.sh $H/vm-hang-tests.list \$VM_OUT/results"
+	VM_TIMEOUT=${VM_HANG_TIMEOUT:-600} "$H/vm-run.sh" -o "$hv" "$BZIMAGE" "$cmd"
+	[ -f "$hv/results" ] && cat "$hv/results" >>"$results"
+	if [ ! -s "$hv/status" ]; then
+		hung=$(sed -n 's/^=== //p' "$hv/output" | tail -1)
+		echo "FAIL ${hung:-vm-hang} (the guest hung or died in it: $hv/console.log)" | tee -a "$results"
+	elif "$H/check-guest-log.sh" "$hv/console.log"; then
+		echo "PASS guest-kernel-log-clean (hang candidates)" | tee -a "$results"
+	else
+		echo "FAIL guest-kernel-log-clean (hang candidates: $hv/console.log)" | tee -a "$results"
+	fi
 fi
 
 # --- summary -----------------------------------------------------------------

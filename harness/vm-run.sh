@@ -83,7 +83,8 @@ if [ "$acc" = kvm ] && [ -z "${VM_ACCEL:-}" ]; then
 		sleep 0.5
 	done
 	if ! grep -q "as init process" "$out/console.log" 2>/dev/null; then
-		kill $qpid 2>/dev/null; wait $qpid 2>/dev/null || true
+		kill $qpid 2>/dev/null || true  # it may have died already
+		wait $qpid 2>/dev/null || true
 		echo "vm-run: the guest does not boot under KVM here; using TCG" >&2
 		mkdir -p "$(dirname "$verdict")" && echo "$boot_id tcg" >"$verdict"
 		acc=tcg

@@ -3,8 +3,11 @@
  * main() for one prog_tests/ test built against test_progs.h from this
  * directory.  Build with -DTEST=name: runs test_name() and prints one TAP
  * line per subtest ("ok N name/subtest", "not ok", "# SKIP"), which the
- * harness turns into one result each.  -v prints every passing check.
+ * harness turns into one result each.  -v prints every passing check;
+ * -t GLOB runs only the subtests that match, -x GLOB all but those (make
+ * check runs the ones that could hang the guest in a guest of their own).
  */
+#include <fnmatch.h>
 #include <stdarg.h>
 #include "test_progs.h"
 
@@ -18,6 +21,7 @@ void XFN(TEST)(void);
 struct test_env env;
 
 static const char *cur;		/* current subtest, or NULL */
+static const char *only, *except;	/* -t, -x */
 static int nr, failed, skipped, any_failed;
 
 static void end_subtest(void)
@@ -40,6 +44,9 @@ static void end_subtest(void)
 bool test__start_subtest(const char *name)
 {
 	end_subtest();
+	if ((only && fnmatch(only, name, 0)) ||
+	    (except && !fnmatch(except, name, 0)))
+		return false;
 	cur = strdup(name);
 	failed = skipped = 0;
 	return true;
@@ -65,8 +72,14 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 
 int main(int argc, char **argv)
 {
-	if (argc > 1 && !strcmp(argv[1], "-v"))
-		env.verbosity = VERBOSE_NORMAL;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-v"))
+			env.verbosity = VERBOSE_NORMAL;
+		else if (!strcmp(argv[i], "-t") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "-x") && i + 1 < argc)
+			except = argv[++i];
+	}
 	libbpf_set_print(print_libbpf);
 	printf("TAP version 13\n");
 	XFN(TEST)();

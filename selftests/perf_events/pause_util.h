@@ -31,14 +31,13 @@ static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
-/* Id of tracepoint "category/name", or -1. */
-static inline long tracepoint_id(const char *tp)
+/* The number in file @path (a sysfs or debugfs value), or -1. */
+static inline long read_long(const char *path)
 {
-	char path[256], buf[32];
+	char buf[32];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), TP_DIR "%s/id", tp);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return -1;
@@ -48,6 +47,15 @@ static inline long tracepoint_id(const char *tp)
 		return -1;
 	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
+}
+
+/* Id of tracepoint "category/name", or -1. */
+static inline long tracepoint_id(const char *tp)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), TP_DIR "%s/id", tp);
+	return read_long(path);
 }
 
 static inline struct perf_event_attr sw_attr(__u64 config)
@@ -159,6 +167,65 @@ static inline void burn_cpu_ms(int ms)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000 +
 		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+/* Type of PMU @name from sysfs, or -1. */
+static inline int pmu_type(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", name);
+	return read_long(path);
+}
+
+/* The test PMUs' counters (CONFIG_PERF_PAUSE_TEST_PMU), or -1. */
+#define TEST_PMU_DIR "/sys/kernel/debug/perf_pause_test/"
+
+static inline long test_pmu_get(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), TEST_PMU_DIR "%s", name);
+	return read_long(path);
+}
+
+static inline int test_pmu_set(const char *name, long val)
+{
+	char path[128];
+	FILE *f;
+	int ret;
+
+	snprintf(path, sizeof(path), TEST_PMU_DIR "%s", name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fprintf(f, "%ld\n", val) > 0 ? 0 : -1;
+	if (fclose(f))
+		ret = -1;
+	return ret;
+}
+
+/*
+ * Map a ring buffer and a one-page AUX area for AUX event @fd; returns the
+ * ring's base, or NULL.  @len receives the size to munmap() the ring with.
+ */
+static inline void *aux_map(int fd, void **aux, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_mmap_page *mp;
+
+	*len = 2 * page;
+	mp = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mp == MAP_FAILED)
+		return NULL;
+	mp->aux_offset = *len;
+	mp->aux_size = page;
+	*aux = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, *len);
+	if (*aux == MAP_FAILED) {
+		munmap(mp, *len);
+		return NULL;
+	}
+	return mp;
 }
 
 /* A ring buffer to read samples back from. */

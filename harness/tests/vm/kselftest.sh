@@ -1,13 +1,14 @@
 #!/bin/sh
-# usage: kselftest.sh BINARY   (in the guest; $RESULTS set)
+# usage: kselftest.sh BINARY [ARGS...]   (in the guest; $RESULTS set)
 #
 # Run a kselftest_harness binary and record one result per test case from
 # its TAP output: "ok" -> PASS, "ok ... # SKIP" -> SKIP, "not ok" -> FAIL.
 # A binary that dies before its plan is complete fails as a whole.
-bin=${1:?usage: kselftest.sh BINARY}
+bin=${1:?usage: kselftest.sh BINARY [ARGS...]}
+shift
 name=$(basename "$(dirname "$bin")")/$(basename "$bin")
 out=/tmp/kselftest.$$.tap
-"$bin" >$out 2>&1
+"$bin" "$@" >$out 2>&1
 rc=$?
 cat $out
 planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' $out | head -1)

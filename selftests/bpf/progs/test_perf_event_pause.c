@@ -108,6 +108,22 @@ int BPF_URETPROBE(uretprobe_close)
 }
 
 /*
+ * Windows whose triggers fire under this CPU's hrtimer base lock: a
+ * cpu-clock event must be resumed and paused without taking it again.
+ */
+SEC("tp/timer/hrtimer_start")
+int hrtimer_start_open(void *ctx)
+{
+	return window(false);
+}
+
+SEC("tp/timer/hrtimer_cancel")
+int hrtimer_cancel_close(void *ctx)
+{
+	return window(true);
+}
+
+/*
  * A probe inside the pause path itself: stopping a cpu-clock event calls
  * back into the kfunc on the same CPU.  It must neither deadlock nor
  * re-enter the PMU.
