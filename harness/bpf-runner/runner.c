@@ -22,6 +22,7 @@ struct test_env env;
 
 static const char *cur;		/* current subtest, or NULL */
 static const char *only, *except;	/* -t, -x */
+static bool has_subtests;
 static int nr, failed, skipped, any_failed;
 
 static void end_subtest(void)
@@ -44,6 +45,7 @@ static void end_subtest(void)
 bool test__start_subtest(const char *name)
 {
 	end_subtest();
+	has_subtests = true;
 	if ((only && fnmatch(only, name, 0)) ||
 	    (except && !fnmatch(except, name, 0)))
 		return false;
@@ -83,7 +85,7 @@ int main(int argc, char **argv)
 	libbpf_set_print(print_libbpf);
 	printf("TAP version 13\n");
 	XFN(TEST)();
-	if (cur) {
+	if (has_subtests) {
 		end_subtest();
 	} else {
 		/* No subtests: the test is one case. */

@@ -167,7 +167,9 @@ static void pause_test_aux_free(void *aux)
 
 static const struct pmu pause_test_aux_template = {
 	.task_ctx_nr	= perf_sw_context,
-	.capabilities	= PERF_PMU_CAP_NO_INTERRUPT | PERF_PMU_CAP_AUX_PAUSE,
+	/* One AUX event per CPU at a time, as Intel PT and CoreSight. */
+	.capabilities	= PERF_PMU_CAP_NO_INTERRUPT | PERF_PMU_CAP_AUX_PAUSE |
+			  PERF_PMU_CAP_EXCLUSIVE,
 	.event_init	= pause_test_aux_init,
 	.add		= pause_test_aux_add,
 	.del		= pause_test_aux_del,
@@ -211,15 +213,26 @@ err:
 	return ret;
 }
 
-/* Revokes the open events: their files live on, their PMU does not. */
-static void pause_test_unregister(void)
+/*
+ * Revokes the open events: their files live on, their PMU does not.  A
+ * PMU that could not be unregistered stays, and so does its memory.
+ */
+static int pause_test_unregister(void)
 {
-	perf_pmu_unregister(pause_test_aux);
-	perf_pmu_unregister(pause_test_hw);
+	int ret;
+
+	ret = perf_pmu_unregister(pause_test_aux);
+	if (ret)
+		return ret;
 	kfree(pause_test_aux);
-	kfree(pause_test_hw);
 	pause_test_aux = NULL;
+
+	ret = perf_pmu_unregister(pause_test_hw);
+	if (ret)
+		return ret;
+	kfree(pause_test_hw);
 	pause_test_hw = NULL;
+	return 0;
 }
 
 static int registered_get(void *data, u64 *val)
@@ -232,10 +245,10 @@ static int registered_get(void *data, u64 *val)
 static int registered_set(void *data, u64 val)
 {
 	guard(mutex)(&pause_test_lock);
-	if (val && !pause_test_hw)
+	if (val && !pause_test_hw && !pause_test_aux)
 		return pause_test_register();
 	if (!val && pause_test_hw)
-		pause_test_unregister();
+		return pause_test_unregister();
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(registered_fops, registered_get, registered_set, "%llu\n");
@@ -263,12 +276,15 @@ static int __init pause_test_pmu_init(void)
 		return ret;
 
 	dir = debugfs_create_dir("perf_pause_test", NULL);
-	debugfs_create_file("registered", 0600, dir, NULL, &registered_fops);
-	debugfs_create_file("aux_pauses", 0600, dir, &aux_pauses, &counter_fops);
-	debugfs_create_file("aux_resumes", 0600, dir, &aux_resumes, &counter_fops);
-	debugfs_create_file("aux_foreign", 0600, dir, &aux_foreign, &counter_fops);
-	debugfs_create_file("aux_started_paused", 0600, dir, &aux_started_paused,
-			    &counter_fops);
+	debugfs_create_file_unsafe("registered", 0600, dir, NULL, &registered_fops);
+	debugfs_create_file_unsafe("aux_pauses", 0600, dir, &aux_pauses,
+				   &counter_fops);
+	debugfs_create_file_unsafe("aux_resumes", 0600, dir, &aux_resumes,
+				   &counter_fops);
+	debugfs_create_file_unsafe("aux_foreign", 0600, dir, &aux_foreign,
+				   &counter_fops);
+	debugfs_create_file_unsafe("aux_started_paused", 0600, dir,
+				   &aux_started_paused, &counter_fops);
 	return 0;
 }
 device_initcall(pause_test_pmu_init);

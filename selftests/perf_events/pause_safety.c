@@ -193,6 +193,12 @@ static void fork_in_state(struct __test_metadata *_metadata, int open_at_fork)
 	pid_t pid;
 
 	/*
+	 * Bind the libc calls the child makes and take the copy-on-write
+	 * fault of their GOT now, not in a window.
+	 */
+	touch_fresh_pages(1);
+
+	/*
 	 * The attr says the opposite of the state at fork: the child must
 	 * follow the state.
 	 */

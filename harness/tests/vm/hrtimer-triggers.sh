@@ -5,22 +5,31 @@
 # timer:hrtimer_cancel around a cpu-clock sampling event: the triggers fire
 # under the hrtimer base lock, which the clock's own timer needs.  It once
 # hung the CPU; now it must finish, and every cpu-clock sample must lie
-# inside a window (between a resume and the next pause).
+# inside a window (between a resume and the next pause of its group).
 tp=/sys/kernel/tracing/events/timer/hrtimer_start
 [ -d $tp ] || { echo "SKIP: no timer tracepoints"; exit 2; }
 data=/tmp/hrtimer-triggers.data
-timeout 120 "$PERF" record -q -o $data -c 100000 \
+timeout 120 "$PERF" record -q -o $data -c 100000 --sample-cpu \
 	-e cpu-clock/action=start-paused/ \
 	-e timer:hrtimer_start/action=resume/ \
 	-e timer:hrtimer_cancel/action=pause/ -- \
 	sh -c 'i=0; while [ $i -lt 200 ]; do sleep 0.005; i=$((i + 1)); done' ||
 	{ echo "perf record failed or timed out"; exit 1; }
-# Windows are per CPU here: each CPU's group has its own triggers.
-"$PERF" script -i $data -F cpu,event 2>/dev/null | awk '
-	{ cpu = $1 }
-	/hrtimer_start/ { open[cpu] = 1; starts++ }
-	/hrtimer_cancel/ { open[cpu] = 0 }
-	/cpu-clock/ { samples++; if (!open[cpu]) outside++ }
+# Windows are per task and CPU here: each task (the shell and every sleep
+# it forks, inherited) has one group per CPU, with its own triggers; a
+# child's groups start in the state of its parent's at fork.
+"$PERF" script -i $data --show-task-events -F cpu,tid,event 2>/dev/null | awk '
+	/PERF_RECORD_FORK\(/ {
+		s = substr($0, index($0, "PERF_RECORD_FORK(") + 17)
+		split(s, id, /[^0-9]+/)		# child pid, tid, parent pid, tid
+		for (c in cpus)
+			open[id[2] " " c] = open[id[4] " " c]
+		next
+	}
+	{ cpus[$2] = 1; key = $1 " " $2 }	# tid [cpu]
+	/hrtimer_start/ { open[key] = 1; starts++ }
+	/hrtimer_cancel/ { open[key] = 0 }
+	/cpu-clock/ { samples++; if (!open[key]) outside++ }
 	END {
 		printf "%d windows opened, %d cpu-clock samples, %d outside\n",
 			starts, samples, outside

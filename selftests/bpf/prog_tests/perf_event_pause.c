@@ -6,7 +6,10 @@
  * event only inside a uprobed function; every errno; the verifier's word
  * on a non-map argument and on an unprivileged program type; a stress run
  * of a million windows while the events under them are closed and their
- * slots rewritten, with the kfunc also called from inside the pause path.
+ * slots rewritten, with the kfunc also called from inside the pause path;
+ * programs under the hrtimer base lock and on the context switch path; the
+ * AUX hardware path, revoked events and PMUs that cannot pause, with the
+ * test PMUs of CONFIG_PERF_PAUSE_TEST_PMU.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -358,6 +361,28 @@ static void test_errnos(struct test_perf_event_pause *skel)
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 
+	/* A trigger that does not lead its group is never paused: -EINVAL. */
+	attr.inherit = 0;
+	fd = sys_perf_event_open(&attr, 0, -1, -1);
+	if (ASSERT_OK_FD(fd, "group leader")) {
+		struct perf_event_attr tattr = {
+			.size = sizeof(tattr),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_DUMMY,
+			.sample_period = 1,
+			.resume = 1,
+		};
+
+		other = sys_perf_event_open(&tattr, 0, -1, fd);
+		if (ASSERT_OK_FD(other, "trigger in the group")) {
+			ASSERT_OK(bpf_map_update_elem(map_fd, &key, &other, BPF_ANY),
+				  "slot 0");
+			ASSERT_EQ(call_once(skel, 0, false), -EINVAL, "a trigger");
+			close(other);
+		}
+		close(fd);
+	}
+
 	/* Our own event: 0, and it really resumed. */
 	attr.inherit = 0;
 	fd = sys_perf_event_open(&attr, 0, -1, -1);
@@ -417,6 +442,9 @@ static void test_hrtimer_tracepoints(struct test_perf_event_pause *skel)
 	l1 = l2 = NULL;
 	ASSERT_GE(skel->bss->nr_calls, 2000, "kfunc calls under the hrtimer lock");
 	ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors");
+	ASSERT_EQ(skel->bss->last_err, 0, "last kfunc error");
+	printf("%s: %d calls, %d while switching (-EAGAIN)\n", __func__,
+	       skel->bss->nr_calls, skel->bss->nr_eagain);
 out:
 	bpf_link__destroy(l2);
 	bpf_link__destroy(l1);
@@ -615,6 +643,48 @@ static void test_revoked(struct test_perf_event_pause *skel)
 	ASSERT_EQ(call_pause(skel, 0, true), -ENODEV, "revoked event");
 	ASSERT_EQ(call_pause(skel, 0, false), -ENODEV, "revoked event");
 	ASSERT_OK(test_pmu_set("registered", 1), "register them again");
+out:
+	bpf_map_delete_elem(map_fd, &key);
+	close(fd);
+}
+
+/*
+ * A kprobe on finish_task_switch() runs in current before its context is
+ * scheduled back in: the kfunc must refuse (-EAGAIN), not act on a
+ * context another CPU may be changing, and the event stays paused.
+ */
+static void test_context_switch(struct test_perf_event_pause *skel)
+{
+	static const char * const names[] = {
+		"finish_task_switch", "finish_task_switch.isra.0",
+	};
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd, i;
+	struct bpf_link *link = NULL;
+
+	fd = open_sw(PERF_COUNT_SW_PAGE_FAULTS, -1, 1);
+	if (!ASSERT_OK_FD(fd, "page-faults"))
+		return;
+	if (!ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0"))
+		goto out;
+	skel->bss->target_pid = getpid();
+	skel->bss->slot = 0;
+	skel->bss->nr_errors = 0;
+	skel->bss->nr_eagain = 0;
+	for (i = 0; i < 2 && !link; i++)
+		link = bpf_program__attach_kprobe(skel->progs.switch_in_probe, false,
+						  names[i]);
+	if (!link) {
+		printf("%s:SKIP: cannot kprobe finish_task_switch\n", __func__);
+		test__skip();
+		goto out;
+	}
+	for (i = 0; i < 100; i++)
+		usleep(100);
+	bpf_link__destroy(link);
+	ASSERT_GE(skel->bss->nr_eagain, 50, "-EAGAIN while switching in");
+	ASSERT_EQ(skel->bss->nr_errors, 0, "other errors");
+	touch_fresh_pages(NR_PAGES);
+	ASSERT_EQ(count(fd), 0, "still paused");
 out:
 	bpf_map_delete_elem(map_fd, &key);
 	close(fd);
@@ -846,6 +916,8 @@ void test_perf_event_pause(void)
 		test_aux_other_cpu(skel);
 	if (test__start_subtest("revoked"))
 		test_revoked(skel);
+	if (test__start_subtest("context_switch"))
+		test_context_switch(skel);
 out:
 	test_perf_event_pause__destroy(skel);
 }

@@ -12,6 +12,7 @@
 extern int bpf_perf_event_pause(void *p__map, __u64 flags, bool pause) __ksym;
 
 #define ENOENT 2
+#define EAGAIN 11
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -38,6 +39,8 @@ int nr_calls;
 int nr_errors;
 int nr_enoent;		/* stress: slots emptied under the windows */
 int nr_nested;		/* stress: calls from inside the pause path */
+int nr_eagain;		/* current's context was being switched */
+int last_err;		/* the last error other than those */
 bool nested;		/* stress: call again from inside the pause path */
 
 static int window(bool pause)
@@ -54,8 +57,12 @@ static int window(bool pause)
 	__sync_fetch_and_add(&nr_calls, 1);
 	if (ret == -ENOENT)
 		__sync_fetch_and_add(&nr_enoent, 1);
-	else if (ret)
+	else if (ret == -EAGAIN)
+		__sync_fetch_and_add(&nr_eagain, 1);
+	else if (ret) {
+		last_err = ret;
 		__sync_fetch_and_add(&nr_errors, 1);
+	}
 	return 0;
 }
 
@@ -121,6 +128,26 @@ SEC("tp/timer/hrtimer_cancel")
 int hrtimer_cancel_close(void *ctx)
 {
 	return window(true);
+}
+
+/*
+ * On the context switch path, after the previous task's events were
+ * scheduled out and before current's are scheduled in: current's context
+ * is not active, so it may be changing on another CPU; -EAGAIN.
+ */
+SEC("kprobe")
+int BPF_KPROBE(switch_in_probe)
+{
+	int ret;
+
+	if ((bpf_get_current_pid_tgid() >> 32) != target_pid)
+		return 0;
+	ret = bpf_perf_event_pause(&events, slot, false);
+	if (ret == -EAGAIN)
+		__sync_fetch_and_add(&nr_eagain, 1);
+	else if (ret)
+		__sync_fetch_and_add(&nr_errors, 1);
+	return 0;
 }
 
 /*

@@ -66,6 +66,14 @@ for cmd in record stat; do
     ${cmd} -e syscalls:sys_enter_getppid/action=resume/
 done
 
+# A PMU that cannot pause (a free-running counter) is refused and named.
+for pmu in msr pause_test_hw; do
+  [ -d /sys/bus/event_source/devices/${pmu} ] || continue
+  ev=${pmu}/tsc,action=start-paused/
+  [ ${pmu} = msr ] || ev=${pmu}/config=0,action=start-paused/
+  expect_error "the ${pmu} PMU cannot pause its events" stat -e "${ev}"
+done
+
 # Without privilege: the BPF program cannot be loaded.
 if command -v setpriv >/dev/null; then
   runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
