@@ -262,7 +262,7 @@ TEST(foreign_task_trigger_ignored)
 	long id = tracepoint_id("sched/sched_wakeup");
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 	struct perf_event_attr tattr;
-	volatile int *done;
+	int *done;
 	int p[2], pf, trig, i;
 	char filter[32];
 	__u64 wakeups;

@@ -439,7 +439,8 @@ static void test_hrtimer_tracepoints(struct test_perf_event_pause *skel)
 	}
 	bpf_link__destroy(l2);
 	bpf_link__destroy(l1);
-	l1 = l2 = NULL;
+	l1 = NULL;
+	l2 = NULL;
 	ASSERT_GE(skel->bss->nr_calls, 2000, "kfunc calls under the hrtimer lock");
 	ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors");
 	ASSERT_EQ(skel->bss->last_err, 0, "last kfunc error");
@@ -877,6 +878,180 @@ out:
 	bpf_link__destroy(l1);
 }
 
+/*
+ * The storm: STRESS_THREADS threads open and close windows through every
+ * path at once -- kfunc programs on the syscall tracepoints and on the
+ * hrtimer tracepoints (under the hrtimer base lock), trigger events in
+ * each thread's own groups (page faults, and cpu-clock windowed by
+ * hrtimer_start/hrtimer_cancel triggers) -- while a churn thread rewrites
+ * the per-CPU slots with cpu-clock, page-faults and test PMU events (the
+ * AUX one, and the free-running counter that cannot pause) and closes the
+ * old ones.  It must finish, with no error but an emptied slot, a context
+ * being switched, or a PMU that cannot pause; make check runs it on the
+ * debug kernel too (lockdep, KASAN), in the guest for deadlock candidates.
+ */
+static void *storm_churn(void *arg)
+{
+	struct test_perf_event_pause *skel = arg;
+	int map_fd = bpf_map__fd(skel->maps.events);
+	int nr_cpus = libbpf_num_possible_cpus();
+	int hw = pmu_type("pause_test_hw"), aux = pmu_type("pause_test_aux");
+	int fds[64] = {}, round = 0;
+
+	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
+		int cpu = round % nr_cpus, kind = round / nr_cpus % 4, fd;
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_CPU_CLOCK,
+			.sample_period = 20 * 1000,
+		};
+
+		round++;
+		if (kind == 1) {
+			attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+			attr.sample_period = 0;
+			attr.start_paused = 1;
+		} else if (kind == 2 && aux >= 0) {
+			attr.type = aux;
+			attr.sample_period = 0;
+		} else if (kind == 3 && hw >= 0) {
+			attr.type = hw;
+			attr.sample_period = 0;
+		}
+		if (fds[cpu]) {		/* exclusive AUX: one per CPU */
+			bpf_map_delete_elem(map_fd, &cpu);
+			close(fds[cpu]);	/* the map holds it for a grace period */
+			fds[cpu] = 0;
+		}
+		fd = sys_perf_event_open(&attr, -1, cpu, -1);
+		if (fd < 0)
+			continue;
+		bpf_map_update_elem(map_fd, &cpu, &fd, BPF_ANY);
+		fds[cpu] = fd;
+		usleep(100);
+	}
+	for (int cpu = 0; cpu < nr_cpus; cpu++) {
+		bpf_map_delete_elem(map_fd, &cpu);
+		if (fds[cpu])
+			close(fds[cpu]);
+	}
+	return NULL;
+}
+
+/* Id of tracepoint "category/name", or -1. */
+static long tp_id(const char *tp)
+{
+	char path[128];
+	long id = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/id", tp);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
+static void *storm_windows(void *arg)
+{
+	static const char * const tps[] = {	/* resume, pause, resume, pause */
+		"syscalls/sys_enter_getppid", "syscalls/sys_enter_getpgrp",
+		"timer/hrtimer_start", "timer/hrtimer_cancel",
+	};
+	struct perf_event_attr clock = {
+		.size = sizeof(clock),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.sample_period = 20 * 1000,
+		.start_paused = 1,
+	};
+	struct timespec ts = { .tv_nsec = 20000 };
+	int pf, clk, trig[4];
+	long n = (long)arg;
+
+	/* This thread's own windows, made by trigger events. */
+	pf = open_sw(PERF_COUNT_SW_PAGE_FAULTS, -1, 1);
+	clk = sys_perf_event_open(&clock, 0, -1, -1);
+	for (int i = 0; i < 4; i++) {
+		struct perf_event_attr attr = {
+			.size = sizeof(attr),
+			.type = PERF_TYPE_TRACEPOINT,
+			.config = tp_id(tps[i]),
+			.sample_period = 1,
+			.resume = !(i & 1),
+			.pause = i & 1,
+		};
+
+		trig[i] = -1;
+		if (attr.config != (__u64)-1)
+			trig[i] = sys_perf_event_open(&attr, 0, -1, i < 2 ? pf : clk);
+	}
+
+	for (long i = 0; i < n; i++) {
+		window_open();
+		window_close();
+		if (i % 64 == 0)
+			nanosleep(&ts, NULL);
+	}
+	for (int i = 0; i < 4; i++) {
+		if (trig[i] >= 0)
+			close(trig[i]);
+	}
+	close(clk);
+	close(pf);
+	return NULL;
+}
+
+static void test_hrtimer_storm(struct test_perf_event_pause *skel)
+{
+	struct bpf_link *links[4] = {};
+	struct bpf_program *progs[4] = {
+		skel->progs.tp_open, skel->progs.tp_close,
+		skel->progs.hrtimer_start_open, skel->progs.hrtimer_cancel_close,
+	};
+	pthread_t win[STRESS_THREADS], churn;
+	long per_thread = STRESS_WINDOWS / STRESS_THREADS;
+	char *env_n = getenv("PERF_PAUSE_STRESS_WINDOWS");
+
+	if (env_n)
+		per_thread = atol(env_n) / STRESS_THREADS;
+	skel->bss->target_pid = getpid();
+	skel->bss->slot = BPF_F_CURRENT_CPU;
+	skel->bss->nr_calls = 0;
+	skel->bss->nr_errors = 0;
+	skel->bss->last_err = 0;
+	skel->bss->allow_refused = true;
+	for (int i = 0; i < 4; i++) {
+		links[i] = bpf_program__attach(progs[i]);
+		if (!ASSERT_OK_PTR(links[i], "attach"))
+			goto out;
+	}
+
+	__atomic_store_n(&stress_stop, false, __ATOMIC_RELAXED);
+	pthread_create(&churn, NULL, storm_churn, skel);
+	for (long i = 0; i < STRESS_THREADS; i++)
+		pthread_create(&win[i], NULL, storm_windows, (void *)per_thread);
+	for (int i = 0; i < STRESS_THREADS; i++)
+		pthread_join(win[i], NULL);
+	__atomic_store_n(&stress_stop, true, __ATOMIC_RELAXED);
+	pthread_join(churn, NULL);
+
+	ASSERT_GT(skel->bss->nr_calls, 0, "kfunc calls");
+	ASSERT_EQ(skel->bss->nr_errors, 0, "unexpected errors");
+	ASSERT_EQ(skel->bss->last_err, 0, "last unexpected error");
+	printf("%s: %d kfunc calls, %d on emptied slots, %d while switching, %d refused\n",
+	       __func__, skel->bss->nr_calls, skel->bss->nr_enoent,
+	       skel->bss->nr_eagain, skel->bss->nr_refused);
+out:
+	skel->bss->allow_refused = false;
+	for (int i = 0; i < 4; i++)
+		bpf_link__destroy(links[i]);
+}
+
 void test_perf_event_pause(void)
 {
 	struct test_perf_event_pause *skel;
@@ -918,6 +1093,8 @@ void test_perf_event_pause(void)
 		test_revoked(skel);
 	if (test__start_subtest("context_switch"))
 		test_context_switch(skel);
+	if (test__start_subtest("hrtimer_storm"))
+		test_hrtimer_storm(skel);
 out:
 	test_perf_event_pause__destroy(skel);
 }

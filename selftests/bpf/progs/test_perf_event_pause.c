@@ -13,6 +13,7 @@ extern int bpf_perf_event_pause(void *p__map, __u64 flags, bool pause) __ksym;
 
 #define ENOENT 2
 #define EAGAIN 11
+#define EOPNOTSUPP 95
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -41,6 +42,8 @@ int nr_enoent;		/* stress: slots emptied under the windows */
 int nr_nested;		/* stress: calls from inside the pause path */
 int nr_eagain;		/* current's context was being switched */
 int last_err;		/* the last error other than those */
+bool allow_refused;	/* storm: slots may hold a PMU that cannot pause */
+int nr_refused;
 bool nested;		/* stress: call again from inside the pause path */
 
 static int window(bool pause)
@@ -55,11 +58,13 @@ static int window(bool pause)
 		ret = bpf_perf_event_pause(&events, slot, pause);
 	last_ret = ret;
 	__sync_fetch_and_add(&nr_calls, 1);
-	if (ret == -ENOENT)
+	if (ret == -ENOENT) {
 		__sync_fetch_and_add(&nr_enoent, 1);
-	else if (ret == -EAGAIN)
+	} else if (ret == -EAGAIN) {
 		__sync_fetch_and_add(&nr_eagain, 1);
-	else if (ret) {
+	} else if (ret == -EOPNOTSUPP && allow_refused) {
+		__sync_fetch_and_add(&nr_refused, 1);
+	} else if (ret) {
 		last_err = ret;
 		__sync_fetch_and_add(&nr_errors, 1);
 	}
