@@ -42,7 +42,8 @@ else
 	# --- guest -------------------------------------------------------------------
 	vm=$out/vm
 	mkdir -p "$vm"
-	cmd="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
+	cmd_env="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests"
+	cmd="$cmd_env $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
 	VM_TIMEOUT=${VM_TIMEOUT:-2400} "$H/vm-run.sh" -o "$vm" "$BZIMAGE" "$cmd"
 	vm_rc=$?
 	[ -f "$vm/results" ] && cat "$vm/results" >>"$results"
@@ -61,8 +62,12 @@ else
 	# ends it, and the test that was running is named as the failure.
 	hv=$out/vm-hang
 	mkdir -p "$hv"
-	cmd="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests $H/run-vm-tests.sh $H/vm-hang-tests.list \$VM_OUT/results"
-	VM_TIMEOUT=${VM_HANG_TIMEOUT:-600} "$H/vm-run.sh" -o "$hv" "$BZIMAGE" "$cmd"
+	cmd="PERF_PAUSE_STORM_WINDOWS=${PERF_PAUSE_STORM_WINDOWS:-} $cmd_env $H/run-vm-tests.sh $H/vm-hang-tests.list \$VM_OUT/results"
+	# The storm takes a few minutes on the normal kernel, several times
+	# that on the debug one.
+	hang_timeout=900
+	[ "${DEBUG:-0}" = 1 ] && hang_timeout=3000
+	VM_TIMEOUT=${VM_HANG_TIMEOUT:-$hang_timeout} "$H/vm-run.sh" -o "$hv" "$BZIMAGE" "$cmd"
 	[ -f "$hv/results" ] && cat "$hv/results" >>"$results"
 	if [ ! -s "$hv/status" ]; then
 		hung=$(sed -n 's/^=== //p' "$hv/output" | tail -1)

@@ -878,17 +878,21 @@ out:
 	bpf_link__destroy(l1);
 }
 
+#define STORM_WINDOWS_PER_THREAD	(1000 * 1000)
+
 /*
- * The storm: STRESS_THREADS threads open and close windows through every
- * path at once -- kfunc programs on the syscall tracepoints and on the
- * hrtimer tracepoints (under the hrtimer base lock), trigger events in
- * each thread's own groups (page faults, and cpu-clock windowed by
- * hrtimer_start/hrtimer_cancel triggers) -- while a churn thread rewrites
- * the per-CPU slots with cpu-clock, page-faults and test PMU events (the
- * AUX one, and the free-running counter that cannot pause) and closes the
- * old ones.  It must finish, with no error but an emptied slot, a context
- * being switched, or a PMU that cannot pause; make check runs it on the
- * debug kernel too (lockdep, KASAN), in the guest for deadlock candidates.
+ * The storm: STRESS_THREADS threads of STORM_WINDOWS_PER_THREAD windows
+ * each (PERF_PAUSE_STORM_WINDOWS sets the total) open and close them
+ * through every path at once -- kfunc programs on the syscall tracepoints
+ * and on the hrtimer tracepoints (under the hrtimer base lock), trigger
+ * events in each thread's own groups (page faults, and cpu-clock windowed
+ * by hrtimer_start/hrtimer_cancel triggers) -- while a churn thread
+ * rewrites the per-CPU slots with cpu-clock, page-faults and test PMU
+ * events (the AUX one, and the free-running counter that cannot pause) and
+ * closes the old ones.  It must finish, with no error but an emptied slot,
+ * a context being switched, or a PMU that cannot pause; make check runs it
+ * on the debug kernel too (lockdep, KASAN), in the guest for deadlock
+ * candidates.
  */
 static void *storm_churn(void *arg)
 {
@@ -1014,15 +1018,18 @@ static void test_hrtimer_storm(struct test_perf_event_pause *skel)
 		skel->progs.hrtimer_start_open, skel->progs.hrtimer_cancel_close,
 	};
 	pthread_t win[STRESS_THREADS], churn;
-	long per_thread = STRESS_WINDOWS / STRESS_THREADS;
-	char *env_n = getenv("PERF_PAUSE_STRESS_WINDOWS");
+	long per_thread = STORM_WINDOWS_PER_THREAD;
+	char *env_n = getenv("PERF_PAUSE_STORM_WINDOWS");
 
-	if (env_n)
+	if (env_n && *env_n)
 		per_thread = atol(env_n) / STRESS_THREADS;
 	skel->bss->target_pid = getpid();
 	skel->bss->slot = BPF_F_CURRENT_CPU;
 	skel->bss->nr_calls = 0;
 	skel->bss->nr_errors = 0;
+	skel->bss->nr_enoent = 0;
+	skel->bss->nr_eagain = 0;
+	skel->bss->nr_refused = 0;
 	skel->bss->last_err = 0;
 	skel->bss->allow_refused = true;
 	for (int i = 0; i < 4; i++) {
