@@ -16,22 +16,31 @@ timeout 120 "$PERF" record -q -o $data -c 100000 --sample-cpu \
 	sh -c 'i=0; while [ $i -lt 200 ]; do sleep 0.005; i=$((i + 1)); done' ||
 	{ echo "perf record failed or timed out"; exit 1; }
 # Windows are per task and CPU here: each task (the shell and every sleep
-# it forks, inherited) has one group per CPU, with its own triggers; a
-# child's groups start in the state of its parent's at fork.
+# it forks, inherited) has one group per CPU, with its own triggers.  A
+# child's groups start in the state its parent's had when it was copied,
+# which the FORK record (written later) cannot tell: its samples before its
+# own first trigger on that CPU are not judged (pause_safety checks
+# inherited windows exactly).
 "$PERF" script -i $data --show-task-events -F cpu,tid,event 2>/dev/null | awk '
 	/PERF_RECORD_FORK\(/ {
 		s = substr($0, index($0, "PERF_RECORD_FORK(") + 17)
 		split(s, id, /[^0-9]+/)		# child pid, tid, parent pid, tid
 		for (c in cpus)
-			open[id[2] " " c] = open[id[4] " " c]
+			state[id[2] " " c] = "?"
 		next
 	}
 	{ cpus[$2] = 1; key = $1 " " $2 }	# tid [cpu]
-	/hrtimer_start/ { open[key] = 1; starts++ }
-	/hrtimer_cancel/ { open[key] = 0 }
-	/cpu-clock/ { samples++; if (!open[key]) outside++ }
+	/hrtimer_start/ { state[key] = "open"; starts++ }
+	/hrtimer_cancel/ { state[key] = "closed" }
+	/cpu-clock/ {
+		samples++
+		if (state[key] == "?")
+			unjudged++
+		else if (state[key] != "open")
+			outside++
+	}
 	END {
-		printf "%d windows opened, %d cpu-clock samples, %d outside\n",
-			starts, samples, outside
+		printf "%d windows opened, %d cpu-clock samples, %d outside, %d not judged\n",
+			starts, samples, outside, unjudged
 		exit (starts > 0 && outside == 0) ? 0 : 1
 	}'
