@@ -42,7 +42,10 @@ else
 	# --- guest -------------------------------------------------------------------
 	vm=$out/vm
 	mkdir -p "$vm"
+	# The debug kernel (lockdep, KASAN) runs perf's own tests about five
+	# times slower.
 	cmd_env="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests"
+	[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
 	cmd="$cmd_env $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
 	VM_TIMEOUT=${VM_TIMEOUT:-2400} "$H/vm-run.sh" -o "$vm" "$BZIMAGE" "$cmd"
 	vm_rc=$?
