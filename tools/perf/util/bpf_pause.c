@@ -3,20 +3,29 @@
  * --bpf-pause, --switch-on, --switch-off: attach the triggers' BPF
  * programs and give them the session's events.
  *
- * The events map holds one slot per (CPU, thread, windowed event):
+ * The events map holds one range of slots per thread of a per-task
+ * session, or per CPU of a CPU-bound one (-a, -C), with one slot per
+ * (CPU, windowed event) or (thread, windowed event) in it:
  *
- *   slot = cpu_idx * slots_per_cpu + thread_idx * nr_leaders + leader_idx
+ *   per-task:   slot = thread_idx * nr_cpus * nr_leaders + cpu_idx * nr_leaders + leader_idx
+ *   CPU-bound:  slot = cpu_idx * nr_threads * nr_leaders + thread_idx * nr_leaders + leader_idx
  *
  * with cpu_idx the index in the evlist's CPU map (0 for task events opened
- * on any CPU).  A trigger on a CPU-bound session (-a, -C) acts on its
- * CPU's slots only and skips CPUs outside the session; in a per-task
- * session it acts on every slot and the kernel picks those of current
- * (or of current's inherited copies): a task's windows are its own.
+ * on any CPU).  A window acts on one range: the thread's own (each thread
+ * of the session has its index in BPF task storage, and its children
+ * inherit it, the kernel resolving their inherited copies), or the range
+ * of the CPU the thread runs on, which then follows the thread through
+ * context switches.  So a trigger costs O(nr_cpus * nr_leaders) kfunc
+ * calls at most (O(nr_leaders) with --per-thread, -a or -C), whatever
+ * the number of threads.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <linux/err.h>
 #include <linux/zalloc.h>
 
@@ -39,12 +48,20 @@
 
 #define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
 
-/* A sanity bound; the program walks at most this many slots per trigger. */
-#define MAX_SLOTS	65536
+/* A sanity bound on the events map: 8 bytes a slot in the kernel. */
+#define MAX_SLOTS	(1U << 24)
+
+#ifndef __NR_pidfd_open
+#define __NR_pidfd_open	434	/* the same on every architecture */
+#endif
+#ifndef PIDFD_THREAD
+#define PIDFD_THREAD	O_EXCL
+#endif
 
 static struct pause_window_bpf *skel;
 static struct bpf_link *links[BPF_PAUSE_MAX_SPECS];
 static int nr_links;
+static bool attached;	/* perf stat -r: once for all runs */
 
 static int quiet_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -194,23 +211,36 @@ static const struct {
 	[BPF_PAUSE_PROBE__TRACEPOINT]	= { attach_tracepoint, false },
 };
 
-/* Processes whose triggers count: the workload, or -p's; none for -a alone. */
-static int fill_tgids(struct evlist *evlist, struct target *target)
+/* Give thread @tid of the session its entry: 1 + @idx, or 0 (filter only). */
+static int add_thread(pid_t tid, u32 idx)
 {
-	int fd = bpf_map__fd(skel->maps.tgids);
+	struct pause_thread pt = { .thread = idx };
+	int fd = syscall(__NR_pidfd_open, tid, PIDFD_THREAD), err;
+
+	/* Gone already: it opens no window. */
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -1;
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.threads), &fd, &pt, BPF_ANY);
+	close(fd);
+	return err;
+}
+
+/*
+ * The threads whose triggers count: a per-task session's threads (with
+ * their ranges), or in a CPU-bound one the workload's; none for -a alone.
+ * Their children inherit the entry (pause_follow_fork).
+ */
+static int fill_threads(struct evlist *evlist, struct target *target)
+{
+	struct perf_thread_map *threads = evlist__core(evlist)->threads;
 	pid_t pid = evlist__workload_pid(evlist);
-	u8 one = 1;
 
-	if (pid > 0)
-		return bpf_map_update_elem(fd, &pid, &one, BPF_ANY);
-	if (target->pid) {
-		struct perf_thread_map *threads = evlist__core(evlist)->threads;
-
-		for (int i = 0; i < perf_thread_map__nr(threads); i++) {
-			pid = perf_thread_map__pid(threads, i);
-			if (bpf_map_update_elem(fd, &pid, &one, BPF_ANY))
-				return -1;
-		}
+	if (target__has_cpu(target))
+		return pid > 0 ? add_thread(pid, 0) : 0;
+	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
+		pid = perf_thread_map__pid(threads, t);
+		if (pid > 0 && add_thread(pid, t + 1))
+			return -1;
 	}
 	return 0;
 }
@@ -225,22 +255,27 @@ static void report_map_error(struct evsel *evsel, const struct bpf_pause *bp)
 		       evsel__name(evsel), strerror(errno));
 }
 
-static int fill_events(struct bpf_pause *bp, struct evlist *evlist, int nr_leaders)
+static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
+		       int nr_leaders)
 {
 	struct perf_cpu_map *all_cpus = evlist__core(evlist)->all_cpus;
+	int nr_cpus = perf_cpu_map__nr(all_cpus);
 	int nr_threads = perf_thread_map__nr(evlist__core(evlist)->threads);
-	int slot_fd = bpf_map__fd(skel->maps.cpu_slot);
+	int range_fd = bpf_map__fd(skel->maps.cpu_range);
 	int map_fd = bpf_map__fd(skel->maps.events);
+	bool per_cpu = target__has_cpu(target);
 	struct evsel *evsel;
 	struct perf_cpu cpu;
 	unsigned int idx;
 	int leader = 0;
 
-	perf_cpu_map__for_each_cpu(cpu, idx, all_cpus) {
-		u32 key = cpu.cpu, val = idx + 1;
+	if (per_cpu) {
+		perf_cpu_map__for_each_cpu(cpu, idx, all_cpus) {
+			u32 key = cpu.cpu, val = idx + 1;
 
-		if (cpu.cpu >= 0 && bpf_map_update_elem(slot_fd, &key, &val, BPF_ANY))
-			return -1;
+			if (cpu.cpu >= 0 && bpf_map_update_elem(range_fd, &key, &val, BPF_ANY))
+				return -1;
+		}
 	}
 
 	evlist__for_each_entry(evlist, evsel) {
@@ -254,11 +289,13 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, int nr_leade
 			int cpu_idx = perf_cpu_map__idx(all_cpus, cpu);
 
 			for (int t = 0; t < nr_threads; t++) {
-				u32 slot = (cpu_idx * nr_threads + t) * nr_leaders + leader;
+				u32 slot = per_cpu ? (cpu_idx * nr_threads + t) * nr_leaders :
+						     (t * nr_cpus + cpu_idx) * nr_leaders;
 				int fd = FD(evsel, idx, t);
 
 				if (fd < 0 || cpu_idx < 0)
 					continue;
+				slot += leader;
 				if (!bpf_map_update_elem(map_fd, &slot, &fd, BPF_ANY))
 					continue;
 				report_map_error(evsel, bp);
@@ -272,13 +309,15 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, int nr_leade
 
 static int load_skel(struct evlist *evlist, struct target *target, int nr_leaders)
 {
-	int nr_cpus = perf_cpu_map__nr(evlist__core(evlist)->all_cpus);
+	struct perf_cpu_map *all_cpus = evlist__core(evlist)->all_cpus;
+	int nr_cpus = perf_cpu_map__nr(all_cpus);
 	int nr_threads = perf_thread_map__nr(evlist__core(evlist)->threads);
-	u32 slots_per_cpu = nr_threads * nr_leaders;
-	bool filter;
+	bool per_cpu = target__has_cpu(target);
+	u64 nr_slots = (u64)nr_cpus * nr_threads * nr_leaders;
+	int max_cpu = perf_cpu_map__max(all_cpus).cpu;
 
-	if ((u64)nr_cpus * slots_per_cpu > MAX_SLOTS) {
-		pr_err("--bpf-pause: %d CPUs x %d threads x %d events is more than %d: use fewer events, CPUs or threads\n",
+	if (nr_slots > MAX_SLOTS) {
+		pr_err("--bpf-pause: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n",
 		       nr_cpus, nr_threads, nr_leaders, MAX_SLOTS);
 		return -1;
 	}
@@ -288,13 +327,13 @@ static int load_skel(struct evlist *evlist, struct target *target, int nr_leader
 		pr_err("--bpf-pause: cannot open the BPF trigger program: %s\n", strerror(errno));
 		return -1;
 	}
-	bpf_map__set_max_entries(skel->maps.events, nr_cpus * slots_per_cpu);
-	skel->data->slots_per_cpu = slots_per_cpu;
-	skel->data->nr_slots = nr_cpus * slots_per_cpu;
-	skel->bss->per_cpu_slots = target__has_cpu(target);
-	filter = evlist__workload_pid(evlist) > 0 || (target->pid && !target->tid);
-	skel->bss->filter_tgid = filter;
-	bpf_program__set_autoload(skel->progs.pause_follow_fork, filter);
+	bpf_map__set_max_entries(skel->maps.events, nr_slots);
+	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
+	skel->data->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
+	skel->bss->per_cpu_ranges = per_cpu;
+	skel->bss->filter_threads = !per_cpu || evlist__workload_pid(evlist) > 0;
+	/* Context switches are followed in CPU-bound sessions only. */
+	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
 
 	if (pause_window_bpf__load(skel)) {
 		if (errno == EPERM || errno == EACCES)
@@ -305,13 +344,10 @@ static int load_skel(struct evlist *evlist, struct target *target, int nr_leader
 			       strerror(errno));
 		return -1;
 	}
-	if (filter) {
-		skel->links.pause_follow_fork =
-			bpf_program__attach(skel->progs.pause_follow_fork);
-		if (!skel->links.pause_follow_fork) {
-			pr_err("--bpf-pause: cannot follow forks: %s\n", strerror(errno));
-			return -1;
-		}
+	if (pause_window_bpf__attach(skel)) {
+		pr_err("--bpf-pause: cannot follow threads through fork, exit and context switches: %s\n",
+		       strerror(errno));
+		return -1;
 	}
 	return 0;
 }
@@ -328,21 +364,34 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	/* perf stat -r: load and attach once, give each run its events and workload. */
 	if (!skel && load_skel(evlist, target, nr_leaders))
 		goto out;
-	if (fill_events(bp, evlist, nr_leaders))
+	if (fill_events(bp, evlist, target, nr_leaders))
 		goto out;
-	if (skel->bss->filter_tgid && fill_tgids(evlist, target)) {
-		pr_err("--bpf-pause: cannot set the process filter: %s\n", strerror(errno));
+	if (fill_threads(evlist, target)) {
+		pr_err("--bpf-pause: cannot give the session's threads their windows: %s\n",
+		       strerror(errno));
 		goto out;
 	}
 
-	for (; nr_links < bp->specs.nr; nr_links++) {
-		const struct bpf_pause_spec *spec = &bp->specs.specs[nr_links];
-		bool retprobe = probe_attach[spec->probe].retprobe;
+	/*
+	 * Closes first: a window opened by a probe hit must find its close
+	 * attached.  A uretprobe arms at function entry, so attached to a
+	 * running process (-p) after its uprobe it would miss the return of
+	 * a call already entered, and leave that window open for ever.
+	 */
+	for (int pass = 0; !attached && pass < 2; pass++) {
+		for (int i = 0; i < bp->specs.nr; i++) {
+			const struct bpf_pause_spec *spec = &bp->specs.specs[i];
+			bool retprobe = probe_attach[spec->probe].retprobe;
 
-		links[nr_links] = probe_attach[spec->probe].attach(spec, retprobe);
-		if (!links[nr_links])
-			goto out;
+			if (spec->pause != !pass)
+				continue;
+			links[nr_links] = probe_attach[spec->probe].attach(spec, retprobe);
+			if (!links[nr_links])
+				goto out;
+			nr_links++;
+		}
 	}
+	attached = true;
 	err = 0;
 out:
 	libbpf_set_print(old_print);
@@ -367,11 +416,36 @@ int bpf_pause__read(struct bpf_pause_counts *counts)
 	}
 	for (int i = 0; i < nr_cpus; i++) {
 		counts->windows += st[i].windows;
-		counts->pauses += st[i].pauses;
+		counts->closes += st[i].closes;
+		counts->nested += st[i].nested;
+		counts->unbalanced += st[i].unbalanced;
+		counts->dropped += st[i].dropped;
 		counts->errors += st[i].errors;
 	}
 	free(st);
 	return 0;
+}
+
+/* Windows opened and neither closed nor dropped: still open at the end. */
+static u64 still_open(const struct bpf_pause_counts *c)
+{
+	u64 ended = c->closes + c->dropped;
+
+	return c->windows > ended ? c->windows - ended : 0;
+}
+
+/* ", 2 nested, 1 unbalanced close ignored, ...": what is not zero. */
+static void fprintf_anomalies(FILE *fp, const struct bpf_pause_counts *c)
+{
+	if (c->nested)
+		fprintf(fp, ", %llu nested", (unsigned long long)c->nested);
+	if (c->unbalanced)
+		fprintf(fp, ", %llu unbalanced close%s ignored", (unsigned long long)c->unbalanced,
+			c->unbalanced > 1 ? "s" : "");
+	if (c->dropped)
+		fprintf(fp, ", %llu left open at thread exit or exec", (unsigned long long)c->dropped);
+	if (still_open(c))
+		fprintf(fp, ", %llu still open", (unsigned long long)still_open(c));
 }
 
 void bpf_pause__fprintf(FILE *fp, const char *sep)
@@ -380,13 +454,22 @@ void bpf_pause__fprintf(FILE *fp, const char *sep)
 
 	if (bpf_pause__read(&c))
 		return;
-	if (sep)
-		fprintf(fp, "%llu%sbpf-pause-windows%s%llu%sbpf-pause-pauses\n",
+	if (sep) {
+		fprintf(fp, "%llu%sbpf-pause-windows%s%llu%sbpf-pause-pauses",
 			(unsigned long long)c.windows, sep, sep,
-			(unsigned long long)c.pauses, sep);
-	else
-		fprintf(fp, "%19llu      windows opened by --bpf-pause (%llu closed)\n\n",
-			(unsigned long long)c.windows, (unsigned long long)c.pauses);
+			(unsigned long long)c.closes, sep);
+		fprintf(fp, "%s%llu%sbpf-pause-nested%s%llu%sbpf-pause-unbalanced",
+			sep, (unsigned long long)c.nested, sep, sep,
+			(unsigned long long)c.unbalanced, sep);
+		fprintf(fp, "%s%llu%sbpf-pause-dropped%s%llu%sbpf-pause-open\n",
+			sep, (unsigned long long)c.dropped, sep, sep,
+			(unsigned long long)still_open(&c), sep);
+	} else {
+		fprintf(fp, "%19llu      windows opened by --bpf-pause (%llu closed",
+			(unsigned long long)c.windows, (unsigned long long)c.closes);
+		fprintf_anomalies(fp, &c);
+		fprintf(fp, ")\n\n");
+	}
 	if (c.errors)
 		pr_warning("--bpf-pause: %llu pause/resume calls failed\n",
 			   (unsigned long long)c.errors);
@@ -396,15 +479,19 @@ void bpf_pause__fprintf_summary(FILE *fp)
 {
 	struct bpf_pause_counts c;
 
-	if (!bpf_pause__read(&c))
-		fprintf(fp, "[ perf record: %llu windows opened, %llu closed by --bpf-pause ]\n",
-			(unsigned long long)c.windows, (unsigned long long)c.pauses);
+	if (bpf_pause__read(&c))
+		return;
+	fprintf(fp, "[ perf record: %llu windows opened, %llu closed by --bpf-pause",
+		(unsigned long long)c.windows, (unsigned long long)c.closes);
+	fprintf_anomalies(fp, &c);
+	fprintf(fp, " ]\n");
 }
 
 void bpf_pause__cleanup(struct bpf_pause *bp)
 {
 	while (nr_links > 0)
 		bpf_link__destroy(links[--nr_links]);
+	attached = false;
 	pause_window_bpf__destroy(skel);
 	skel = NULL;
 	bpf_pause_specs__exit(&bp->specs);

@@ -25,9 +25,13 @@ struct bpf_pause {
 	const char		*inherit_hint;	/* what turns inherit off */
 };
 
+/* Summed over CPUs; see struct pause_stats. */
 struct bpf_pause_counts {
-	u64	windows;	/* resumes that acted on an event */
-	u64	pauses;
+	u64	windows;	/* opened */
+	u64	closes;
+	u64	nested;		/* opens inside an open window */
+	u64	unbalanced;	/* closes with none open, ignored */
+	u64	dropped;	/* left open by a thread at exit or exec */
 	u64	errors;
 };
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w pause_window [ROUNDS [IN_LOOPS [OUT_LOOPS]]]
+ * perf test -w pause_window [ROUNDS [IN_LOOPS [OUT_LOOPS [MODE]]]]
  *
  * Windows with known contents, for the pause/resume tests: each round runs
  * pause_window_outside() and then pause_window_inside().  Each touches
@@ -10,17 +10,37 @@
  * bracketed by getppid() and getpgid(0), so that syscalls:sys_exit_getppid
  * and syscalls:sys_enter_getpgid delimit the same window as a uprobe and a
  * uretprobe on pause_window_inside do; neither syscall is made elsewhere.
+ *
+ * MODE changes how the windows are opened, never what they must count
+ * (PAUSE_WINDOW_PAGES faults in each round's window):
+ *
+ *   migrate     each window moves to another CPU halfway through its pages
+ *   nested      pause_window_inside() calls itself twice deeper; each level
+ *               opens a window of its own and faults part of the pages
+ *               after its inner call returned
+ *   threads     a second thread on the same CPU runs the outside work of
+ *               each round while the first runs the windows
+ *   exit        each window is opened by a new thread that faults the
+ *               window's pages and exits inside the window (no close); the
+ *               main thread then joins it and does the outside work
+ *   unbalanced  one getpgid(0), a close with no window open, first
  */
+#include <pthread.h>
+#include <sched.h>
+#include <semaphore.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/compiler.h>
+#include <linux/kernel.h>
 #include "../tests.h"
 
 #define PAUSE_WINDOW_PAGES	32
 #define PAUSE_WINDOW_SLEEPS_IN	4
+#define PAUSE_WINDOW_LEVELS	3	/* nested mode */
 
 /*
  * A macro, not a function: no code of its own shared by both sides.  2 ms,
@@ -29,56 +49,209 @@
  */
 #define nap() nanosleep(&(struct timespec){ .tv_nsec = 2 * 1000 * 1000 }, NULL)
 
+enum pw_mode { PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED };
+
+struct pw_round {
+	char		*mem;
+	long		page;
+	unsigned long	in_loops, out_loops;
+	enum pw_mode	mode;
+	sem_t		go, done;	/* threads mode */
+};
+
+/* A macro too: the window's code stays in pause_window_inside(). */
+#define touch(mem, page, from, to)				\
+	for (int __i = (from); __i < (to); __i++)		\
+		WRITE_ONCE((mem)[__i * (page)], 1)
+
+/* Move to the next CPU this task may run on, if there is another. */
+static void migrate(void)
+{
+	int cpu = sched_getcpu(), n = CPU_SETSIZE;
+	cpu_set_t all, one;
+
+	if (cpu < 0 || sched_getaffinity(0, sizeof(all), &all))
+		return;
+	for (int i = 1; i < n; i++) {
+		int next = (cpu + i) % n;
+
+		if (CPU_ISSET(next, &all)) {
+			CPU_ZERO(&one);
+			CPU_SET(next, &one);
+			sched_setaffinity(0, sizeof(one), &one);
+			break;
+		}
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
 static noinline void pause_window_outside(char *mem, long page, unsigned long loops)
 {
-	for (int i = 0; i < PAUSE_WINDOW_PAGES; i++)
-		WRITE_ONCE(mem[i * page], 1);
+	touch(mem, page, 0, PAUSE_WINDOW_PAGES);
 	nap();
 	for (unsigned long i = 0; i < loops; i++)
 		asm volatile("" ::: "memory");
 }
 
-static noinline void pause_window_inside(char *mem, long page, unsigned long loops)
+/*
+ * The window's pages, [0, PAUSE_WINDOW_PAGES) of r->mem: in nested mode
+ * each level faults its own slice after its inner call returned.
+ */
+static noinline void pause_window_inside(struct pw_round *r, int level)
 {
+	int levels = r->mode == PW_NESTED ? PAUSE_WINDOW_LEVELS : 1;
+	int from = PAUSE_WINDOW_PAGES * (level - 1) / levels;
+	int to = PAUSE_WINDOW_PAGES * level / levels;
+
 	syscall(SYS_getppid);
-	for (int i = 0; i < PAUSE_WINDOW_PAGES; i++)
-		WRITE_ONCE(mem[i * page], 1);
-	for (int i = 0; i < PAUSE_WINDOW_SLEEPS_IN; i++)
-		nap();
-	for (unsigned long i = 0; i < loops; i++)
-		asm volatile("" ::: "memory");
+	if (level > 1)
+		pause_window_inside(r, level - 1);
+	if (r->mode == PW_MIGRATE) {
+		touch(r->mem, r->page, from, to / 2);
+		migrate();
+		from = to / 2;
+	}
+	touch(r->mem, r->page, from, to);
+	if (r->mode == PW_EXIT)
+		pthread_exit(NULL);
+	if (level == levels) {
+		if (r->mode == PW_THREADS)
+			sem_post(&r->go);
+		for (int i = 0; i < PAUSE_WINDOW_SLEEPS_IN; i++)
+			nap();
+		if (r->mode == PW_THREADS)
+			sem_wait(&r->done);
+		for (unsigned long i = 0; i < r->in_loops; i++)
+			asm volatile("" ::: "memory");
+	}
 	syscall(SYS_getpgid, 0);
 }
 
+/*
+ * exit mode: a first thread exits outside any window, so that the
+ * unwinder pthread_exit() loads and the stack glibc caches for the next
+ * thread are faulted in before the windows.
+ */
+static void *warm_up_thread(void *arg __maybe_unused)
+{
+	pthread_exit(NULL);
+}
+
+static void *inside_thread(void *arg)
+{
+	struct pw_round *r = arg;
+
+	pause_window_inside(r, 1);
+	return NULL;
+}
+
+/* threads mode: the outside work, while the other thread's window is open. */
+static void *outside_thread(void *arg)
+{
+	struct pw_round *r = arg;
+
+	sem_wait(&r->go);
+	pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page, r->out_loops);
+	sem_post(&r->done);
+	return NULL;
+}
+
+static void pin_here(pthread_t thread)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	pthread_setaffinity_np(thread, sizeof(one), &one);
+}
+
+static int run_round(struct pw_round *r)
+{
+	pthread_t thread;
+
+	switch (r->mode) {
+	case PW_EXIT:
+		if (pthread_create(&thread, NULL, inside_thread, r))
+			return -1;
+		pthread_join(thread, NULL);
+		pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page,
+				     r->out_loops);
+		return 0;
+	case PW_THREADS:
+		pin_here(pthread_self());
+		if (pthread_create(&thread, NULL, outside_thread, r))
+			return -1;
+		pin_here(thread);
+		pause_window_inside(r, 1);
+		pthread_join(thread, NULL);
+		return 0;
+	case PW_PLAIN:
+	case PW_MIGRATE:
+	case PW_NESTED:
+	case PW_UNBALANCED:
+	default:
+		pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page,
+				     r->out_loops);
+		pause_window_inside(r, r->mode == PW_NESTED ? PAUSE_WINDOW_LEVELS : 1);
+		return 0;
+	}
+}
+
+static const char * const pw_modes[] = {
+	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
+	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
+};
+
 static int pause_window(int argc, const char **argv)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t len = 2 * PAUSE_WINDOW_PAGES * page;
-	unsigned long in_loops = 0, out_loops = 0;
+	struct pw_round r = { .page = sysconf(_SC_PAGESIZE), .mode = PW_PLAIN };
+	size_t len = 2 * PAUSE_WINDOW_PAGES * r.page;
 	int rounds = 4;
 
 	if (argc > 0)
 		rounds = atoi(argv[0]);
 	if (argc > 1)
-		in_loops = strtoul(argv[1], NULL, 0);
+		r.in_loops = strtoul(argv[1], NULL, 0);
 	if (argc > 2)
-		out_loops = strtoul(argv[2], NULL, 0);
+		r.out_loops = strtoul(argv[2], NULL, 0);
+	if (argc > 3) {
+		for (r.mode = 0; r.mode < ARRAY_SIZE(pw_modes); r.mode++) {
+			if (!strcmp(argv[3], pw_modes[r.mode]))
+				break;
+		}
+		if (r.mode == ARRAY_SIZE(pw_modes))
+			return 1;
+	}
+	if (sem_init(&r.go, 0, 0) || sem_init(&r.done, 0, 0))
+		return 1;
 
 	/* Fault in the code and libc paths once, outside any window. */
 	syscall(-1L);	/* ENOSYS, no syscall tracepoint */
 	nap();
+	if (r.mode == PW_UNBALANCED)
+		syscall(SYS_getpgid, 0);
+	if (r.mode == PW_EXIT) {
+		pthread_t thread;
 
-	for (int r = 0; r < rounds; r++) {
-		char *mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (pthread_create(&thread, NULL, warm_up_thread, NULL))
+			return 1;
+		pthread_join(thread, NULL);
+	}
 
-		if (mem == MAP_FAILED)
+	for (int i = 0; i < rounds; i++) {
+		/* The window's pages first, then the outside's. */
+		r.mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r.mem == MAP_FAILED)
 			return 1;
 		/* One fault per page: no huge page behind the mapping. */
-		madvise(mem, len, MADV_NOHUGEPAGE);
-		pause_window_outside(mem, page, out_loops);
-		pause_window_inside(mem + PAUSE_WINDOW_PAGES * page, page, in_loops);
-		munmap(mem, len);
+		madvise(r.mem, len, MADV_NOHUGEPAGE);
+		if (run_round(&r))
+			return 1;
+		munmap(r.mem, len);
 	}
 	return 0;
 }

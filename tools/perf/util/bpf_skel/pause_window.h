@@ -4,9 +4,18 @@
 #define __PAUSE_WINDOW_H
 
 struct pause_stats {
-	__u64 windows;		/* resumes that acted on an event */
-	__u64 pauses;		/* pauses that acted on an event */
+	__u64 windows;		/* windows opened (outermost opens) */
+	__u64 closes;		/* windows closed (outermost closes) */
+	__u64 nested;		/* opens inside a thread's open window */
+	__u64 unbalanced;	/* closes with no window open: ignored */
+	__u64 dropped;		/* windows a thread left open at exit or exec */
 	__u64 errors;		/* kfunc errors other than "not this task's" */
+};
+
+/* A thread of the session, in task storage; set by perf for its threads. */
+struct pause_thread {
+	__u32 depth;		/* windows open: opens minus closes */
+	__u32 thread;		/* 1 + its thread's index in the events map */
 };
 
 #endif /* __PAUSE_WINDOW_H */

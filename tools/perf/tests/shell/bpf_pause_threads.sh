@@ -1,0 +1,117 @@
+#!/bin/bash
+# perf windows belong to threads: migration, nesting, threads, exit, -p
+# SPDX-License-Identifier: GPL-2.0
+#
+# A window is the thread's that opened it: it follows the thread to other
+# CPUs, nests, ends with the thread, and gates no other thread, in
+# per-task and CPU-bound (-a, -C) sessions alike.  Every case counts the
+# page faults of 'perf test -w pause_window ROUNDS 0 0 MODE' exactly:
+# PW_PAGES a window, whatever MODE does around it.
+
+# pw_* come from lib/pause_window.sh, which the build's shellcheck does
+# not follow.
+# shellcheck disable=SC2154
+
+set -e
+
+# shellcheck source=lib/pause_window.sh
+. "$(dirname "$0")"/lib/pause_window.sh
+
+pw_skip_without_attr_bits "perf windows of threads"
+pw_skip_without_kfunc "perf windows of threads"
+
+rounds=8
+pf=$((rounds * PW_PAGES))
+err=0
+out=$(mktemp /tmp/__perf_test.stat.XXXXX)
+data=$(mktemp /tmp/__perf_test.data.XXXXX)
+bg=
+
+cleanup() {
+  if [ -n "${bg}" ]; then
+    kill "${bg}" 2>/dev/null || true
+    wait "${bg}" 2>/dev/null || true
+  fi
+  rm -f "${out}" "${data}" "${data}.old"
+  trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+if [ "$(nproc)" -lt 2 ]; then
+  echo "note: one CPU, the migrate cases cannot migrate"
+fi
+
+ev=page-faults/action=start-paused/
+
+# stat NAME MODE SLACK WHAT=N... -- PERF-STAT-ARGS...: exact faults, and
+# each --bpf-pause count WHAT (pw_window_stat) as given.
+stat() {
+  local name=$1 mode=$2 slack=$3 what
+  local -a want=()
+
+  shift 3
+  while [ "$1" != -- ]; do
+    want+=("$1")
+    shift
+  done
+  shift
+  echo "--- ${name}"
+  if ! perf stat -x, -o "${out}" -e "${ev}" "$@" -- \
+      perf test -w pause_window "${rounds}" 0 0 "${mode}"; then
+    echo "FAIL: ${name}: perf stat $*"
+    err=1
+    return
+  fi
+  pw_in_range "${name}: page-faults" "$(pw_value "${out}" page-faults)" \
+    "${pf}" $((pf + slack)) || err=1
+  for what in "${want[@]}"; do
+    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
+      "${what#*=}" "${what#*=}" || err=1
+  done
+}
+
+# The first uprobe hit of a process maps the uprobe XOL page: one fault.
+tps=(--bpf-pause="${pw_tps}")
+ups=(--bpf-pause="${pw_uprobes}")
+
+stat "migrate, per-task" migrate 0 windows=${rounds} pauses=${rounds} -- "${tps[@]}"
+stat "migrate, -a" migrate 0 windows=${rounds} -- -a "${tps[@]}"
+stat "migrate, -C 0,1" migrate 1 windows=${rounds} -- -C 0,1 "${ups[@]}"
+stat "nested, per-task" nested 1 windows=${rounds} nested=$((2 * rounds)) -- "${ups[@]}"
+stat "nested, -a" nested 0 windows=${rounds} nested=$((2 * rounds)) -- -a "${tps[@]}"
+stat "two threads on one CPU, -a" threads 0 windows=${rounds} -- -a "${tps[@]}"
+stat "two threads on one CPU, per-task" threads 1 windows=${rounds} -- "${ups[@]}"
+stat "exit inside a window, per-task" exit 1 dropped=${rounds} open=0 -- "${ups[@]}"
+stat "exit inside a window, -a" exit 0 dropped=${rounds} open=0 -- -a "${tps[@]}"
+stat "unbalanced close" unbalanced 0 unbalanced=1 windows=${rounds} -- "${tps[@]}"
+
+# perf record: one sample a fault, from the windows only.
+count_faults() {
+  perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *page-faults' || true
+}
+
+for args in "" "-a" "--per-thread"; do
+  echo "--- perf record ${args:-per-task}, migrate"
+  # shellcheck disable=SC2086
+  perf record -q -o "${data}" ${args} -c 1 -e "${ev}" "${tps[@]}" -- \
+    perf test -w pause_window "${rounds}" 0 0 migrate
+  pw_in_range "perf record ${args:-per-task}: page-fault samples" "$(count_faults)" \
+    "${pf}" "${pf}" || err=1
+done
+
+# Attach to a running process: closes are attached before opens, so no
+# window it is in already stays open for ever; the session may end in
+# one, so its faults are between the closed windows' and the opened ones'.
+echo "--- -p"
+perf test -w pause_window 100000 &
+bg=$!
+sleep 0.5
+perf stat -x, -o "${out}" -p "${bg}" -e "${ev}" "${ups[@]}" -- sleep 2
+opened=$(pw_window_stat "${out}" windows)
+closed=$(pw_window_stat "${out}" pauses)
+pw_in_range "-p: windows" "${opened}" 1 100000 || err=1
+pw_in_range "-p: page-faults" "$(pw_value "${out}" page-faults)" \
+  $((closed * PW_PAGES)) $((opened * PW_PAGES + 1)) || err=1
+
+exit ${err}
