@@ -41,9 +41,13 @@
 #include "bpf_skel/pause_window.skel.h"
 #include "cpumap.h"
 #include "debug.h"
+#include "drm_pmu.h"
 #include "evlist.h"
 #include "evsel.h"
+#include "hwmon_pmu.h"
+#include "pmu.h"
 #include "target.h"
+#include "tool_pmu.h"
 #include "thread_map.h"
 
 #define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
@@ -77,15 +81,25 @@ static bool evsel__is_pause_trigger(const struct evsel *evsel)
 	return attr->pause || attr->resume || attr->aux_pause || attr->aux_resume;
 }
 
+/* Events perf reads itself (tool, hwmon, drm PMUs): no kernel event to pause. */
+static bool evsel__read_by_perf(struct evsel *evsel)
+{
+	struct perf_pmu *pmu = evsel__find_pmu(evsel);
+
+	return evsel__is_tool(evsel) || (pmu && (perf_pmu__is_hwmon(pmu) || perf_pmu__is_drm(pmu)));
+}
+
 /*
  * The events a window opens and closes: group leaders (their groups
  * follow them in the kernel), but not triggers, nor the side-band
- * tracking and BPF output events perf report needs all along.
+ * tracking and BPF output events perf report needs all along, nor the
+ * events perf reads itself.
  */
 static bool evsel__is_windowed(struct evsel *evsel)
 {
 	return evsel__is_group_leader(evsel) && !evsel__is_pause_trigger(evsel) &&
-	       !evsel__is_dummy_event(evsel) && !evsel__is_bpf_output(evsel);
+	       !evsel__is_dummy_event(evsel) && !evsel__is_bpf_output(evsel) &&
+	       !evsel__read_by_perf(evsel);
 }
 
 static int check_kernel_support(void)
@@ -111,16 +125,29 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 	struct evsel *evsel;
 	int nr = 0;
 
+	if (!bp->specs.nr) {
+		pr_err("--bpf-pause-workload: no trigger to restrict: give --bpf-pause, --switch-on or --switch-off too\n");
+		return -1;
+	}
 	if (check_kernel_support())
 		return -1;
 
 	evlist__for_each_entry(evlist, evsel) {
-		if (!evsel__is_windowed(evsel))
+		if (evsel__read_by_perf(evsel)) {
+			pr_warning("--bpf-pause: %s is read by perf, not counted by the kernel: windows do not gate it\n",
+				   evsel__name(evsel));
 			continue;
-		/* --switch-on: nothing is counted before the first switch-on. */
+		}
+		if (!evsel__is_windowed(evsel__leader(evsel)) || evsel__is_pause_trigger(evsel))
+			continue;
+		/*
+		 * --switch-on: nothing is counted before the first switch-on,
+		 * by any member of a group either (the kernel pauses and
+		 * resumes groups whole, but starts each member as marked).
+		 */
 		if (bp->switch_on)
 			evsel->core.attr.start_paused = 1;
-		nr++;
+		nr += evsel__is_group_leader(evsel);
 	}
 	if (!nr) {
 		pr_err("--bpf-pause: no event to pause or resume (triggers and side-band events are not)\n");
@@ -161,26 +188,48 @@ static struct bpf_link *attach_kprobe(const struct bpf_pause_spec *spec, bool re
 	return link;
 }
 
+/* A bare library name ("libc.so.6"): libbpf searches it as ld.so would. */
+static bool is_bare_library(const char *exe)
+{
+	return !strchr(exe, '/') && strstr(exe, ".so.");
+}
+
 static struct bpf_link *attach_uprobe(const struct bpf_pause_spec *spec, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause,
 		    .func_name = spec->func);
-	char path[PATH_MAX];
+	char path[PATH_MAX], msg[128];
 	struct bpf_link *link;
+	int err;
 
 	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path))) {
-		pr_err("--bpf-pause: '%s': EXE '%s' not found (give a path, ~/path, or a command in $PATH)\n",
-		       spec->text, spec->exe);
-		return NULL;
+		if (!is_bare_library(spec->exe)) {
+			pr_err("--bpf-pause: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
+			       spec->text, spec->exe);
+			return NULL;
+		}
+		snprintf(path, sizeof(path), "%s", spec->exe);
 	}
 	link = bpf_program__attach_uprobe_opts(skel->progs.pause_probe, -1, path, 0, &opts);
-	if (!link && (errno == ENOENT || errno == ESRCH))
-		pr_err("--bpf-pause: '%s': symbol '%s' not found in %s\n",
-		       spec->text, spec->func, path);
-	else if (!link)
+	if (link)
+		return link;
+	err = errno;
+	if (err == LIBBPF_ERRNO__FORMAT) {
+		/* libbpf's word for a symbol defined more than once */
+		pr_err("--bpf-pause: '%s': symbol '%s' is ambiguous in %s (several versions or copies): name one as %s@@VERSION ('nm -D --with-symbol-versions %s' lists them)\n",
+		       spec->text, spec->func, path, spec->func, path);
+	} else if (err == ENOENT && is_bare_library(path)) {
+		pr_err("--bpf-pause: '%s': no library '%s' in LD_LIBRARY_PATH or the usual library directories, or no symbol '%s' in it\n",
+		       spec->text, path, spec->func);
+	} else if (err == ENOENT || err == ESRCH) {
+		pr_err("--bpf-pause: '%s': symbol '%s' not found in %s ('perf probe -F -x %s' lists the functions)\n",
+		       spec->text, spec->func, path, path);
+	} else {
+		libbpf_strerror(err, msg, sizeof(msg));
 		pr_err("--bpf-pause: '%s': cannot probe '%s' in %s: %s\n",
-		       spec->text, spec->func, path, strerror(errno));
-	return link;
+		       spec->text, spec->func, path, msg);
+	}
+	return NULL;
 }
 
 static struct bpf_link *attach_tracepoint(const struct bpf_pause_spec *spec,
@@ -227,16 +276,17 @@ static int add_thread(pid_t tid, u32 idx)
 
 /*
  * The threads whose triggers count: a per-task session's threads (with
- * their ranges), or in a CPU-bound one the workload's; none for -a alone.
- * Their children inherit the entry (pause_follow_fork).
+ * their ranges), or in a CPU-bound one with --bpf-pause-workload the
+ * workload; any thread otherwise.  Their children inherit the entry
+ * (pause_follow_fork).
  */
-static int fill_threads(struct evlist *evlist, struct target *target)
+static int fill_threads(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
 {
 	struct perf_thread_map *threads = evlist__core(evlist)->threads;
 	pid_t pid = evlist__workload_pid(evlist);
 
 	if (target__has_cpu(target))
-		return pid > 0 ? add_thread(pid, 0) : 0;
+		return bp->workload_only ? add_thread(pid, 0) : 0;
 	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
 		pid = perf_thread_map__pid(threads, t);
 		if (pid > 0 && add_thread(pid, t + 1))
@@ -307,7 +357,8 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	return 0;
 }
 
-static int load_skel(struct evlist *evlist, struct target *target, int nr_leaders)
+static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
+		     int nr_leaders)
 {
 	struct perf_cpu_map *all_cpus = evlist__core(evlist)->all_cpus;
 	int nr_cpus = perf_cpu_map__nr(all_cpus);
@@ -329,9 +380,9 @@ static int load_skel(struct evlist *evlist, struct target *target, int nr_leader
 	}
 	bpf_map__set_max_entries(skel->maps.events, nr_slots);
 	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
-	skel->data->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
-	skel->bss->per_cpu_ranges = per_cpu;
-	skel->bss->filter_threads = !per_cpu || evlist__workload_pid(evlist) > 0;
+	skel->rodata->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
+	skel->rodata->per_cpu_ranges = per_cpu;
+	skel->rodata->filter_threads = !per_cpu || bp->workload_only;
 	/* Context switches are followed in CPU-bound sessions only. */
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
 
@@ -362,11 +413,15 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		nr_leaders += evsel__is_windowed(evsel);
 
 	/* perf stat -r: load and attach once, give each run its events and workload. */
-	if (!skel && load_skel(evlist, target, nr_leaders))
+	if (bp->workload_only && (!target__has_cpu(target) || evlist__workload_pid(evlist) <= 0)) {
+		pr_err("--bpf-pause-workload: needs -a or -C and a workload (per-task sessions only ever window their own threads)\n");
+		goto out;
+	}
+	if (!skel && load_skel(bp, evlist, target, nr_leaders))
 		goto out;
 	if (fill_events(bp, evlist, target, nr_leaders))
 		goto out;
-	if (fill_threads(evlist, target)) {
+	if (fill_threads(bp, evlist, target)) {
 		pr_err("--bpf-pause: cannot give the session's threads their windows: %s\n",
 		       strerror(errno));
 		goto out;

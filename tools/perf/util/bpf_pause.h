@@ -22,6 +22,7 @@ struct target;
 struct bpf_pause {
 	struct bpf_pause_specs	specs;
 	bool			switch_on;	/* events start paused */
+	bool			workload_only;	/* -a/-C: only the workload opens windows */
 	const char		*inherit_hint;	/* what turns inherit off */
 };
 
@@ -37,6 +38,8 @@ struct bpf_pause_counts {
 
 #define BPF_PAUSE_SPEC_HELP \
 	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME"
+#define BPF_PAUSE_WORKLOAD_HELP \
+	"With -a or -C, only the workload and the processes it forks open windows (default: any thread hitting a trigger)"
 #define BPF_PAUSE_SWITCH_ON_HELP \
 	"Start with the events paused, resume them in the kernel when EVENT (CATEGORY:NAME, kprobe:FUNC, uprobe:EXE:FUNC) is hit"
 #define BPF_PAUSE_SWITCH_OFF_HELP \
@@ -49,7 +52,7 @@ int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int u
 
 static inline bool bpf_pause__active(const struct bpf_pause *bp)
 {
-	return bp->specs.nr > 0;
+	return bp->specs.nr > 0 || bp->workload_only;
 }
 
 #ifdef HAVE_BPF_SKEL
@@ -95,8 +98,10 @@ static inline void bpf_pause__fprintf_summary(FILE *fp __maybe_unused)
 {
 }
 
-static inline void bpf_pause__cleanup(struct bpf_pause *bp __maybe_unused)
+/* The specs were parsed all the same (the parser needs no BPF). */
+static inline void bpf_pause__cleanup(struct bpf_pause *bp)
 {
+	bpf_pause_specs__exit(&bp->specs);
 }
 #endif
 

@@ -12,6 +12,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <linux/list.h>
+#include <linux/zalloc.h>
 
 #include "debug.h"
 #include "evlist.h"
@@ -45,7 +47,30 @@ static bool evsel__is_trigger(const struct evsel *evsel)
 	return evsel->core.attr.pause || evsel->core.attr.resume;
 }
 
-static void evsel__set_action(struct evsel *evsel, enum pause_action action)
+/*
+ * A trigger acts on overflow: every hit, unless the user gave it a period
+ * or frequency.  As a (non-weak) period term, so that perf record's -c
+ * and -F, which set every event's period, do not override it.
+ */
+static int evsel__set_trigger_period(struct evsel *evsel)
+{
+	struct evsel_config_term *term;
+
+	if (evsel__get_config_term(evsel, PERIOD) || evsel__get_config_term(evsel, FREQ))
+		return 0;
+	term = zalloc(sizeof(*term));
+	if (!term)
+		return -ENOMEM;
+	term->type = EVSEL__CONFIG_TERM_PERIOD;
+	term->val.period = 1;
+	list_add_tail(&term->list, &evsel->config_terms);
+	/* perf stat applies no terms: it keeps a trigger's period as it is. */
+	evsel->core.attr.sample_period = 1;
+	evsel->core.attr.freq = 0;
+	return 0;
+}
+
+static int evsel__set_action(struct evsel *evsel, enum pause_action action)
 {
 	struct perf_event_attr *attr = &evsel->core.attr;
 
@@ -58,13 +83,9 @@ static void evsel__set_action(struct evsel *evsel, enum pause_action action)
 	default:
 		attr->pause = action == PAUSE_ACTION__PAUSE;
 		attr->resume = action == PAUSE_ACTION__RESUME;
-		/* A trigger acts on overflow: every hit, unless a period says otherwise. */
-		if (!attr->sample_period && !attr->freq &&
-		    !evsel__get_config_term(evsel, PERIOD) &&
-		    !evsel__get_config_term(evsel, FREQ))
-			attr->sample_period = 1;
-		break;
+		return evsel__set_trigger_period(evsel);
 	}
+	return 0;
 }
 
 /* The event a trigger at @trigger acts on: see the comment at the top. */
@@ -105,7 +126,8 @@ int evlist__parse_pause_action(struct evlist *evlist)
 			       evsel__name(evsel));
 			return -EINVAL;
 		}
-		evsel__set_action(evsel, action);
+		if (evsel__set_action(evsel, action))
+			return -ENOMEM;
 		any = true;
 	}
 	if (!any)

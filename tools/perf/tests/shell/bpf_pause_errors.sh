@@ -58,6 +58,12 @@ for cmd in record stat; do
     ${cmd} -e task-clock --bpf-pause=uprobe:p:"${pw_perf}":no_such_symbol_xyz
   expect_error "EXE './no/such/exe' not found" \
     ${cmd} -e task-clock --bpf-pause=uprobe:p:./no/such/exe:main
+  expect_error "no library 'libno_such_lib.so.1'" \
+    ${cmd} -e task-clock --bpf-pause=uprobe:p:libno_such_lib.so.1:f
+  expect_error "--bpf-pause-workload: no trigger to restrict" \
+    ${cmd} -a -e task-clock --bpf-pause-workload
+  expect_error "--bpf-pause-workload: needs -a or -C and a workload" \
+    ${cmd} -e task-clock --bpf-pause-workload --bpf-pause=tp:p:syscalls:sys_enter_getpgid
   expect_error "tracepoint 'no_such:tracepoint' not found" \
     ${cmd} -e task-clock --bpf-pause=tp:p:no_such:tracepoint
   expect_error "'cycles': not a tracepoint or probe" ${cmd} -e task-clock --switch-on=cycles
@@ -65,6 +71,16 @@ for cmd in record stat; do
   expect_error "needs an event before it to act on" \
     ${cmd} -e syscalls:sys_enter_getppid/action=resume/
 done
+
+# A function name that two objects of perf each define (static): which one?
+dup=$(nm "${pw_perf}" 2>/dev/null | awk '$2 ~ /^[tT]$/ { print $3 }' | sort | uniq -d |
+      grep -v '[.@]' | head -1)
+if [ -n "${dup}" ]; then
+  expect_error "symbol '${dup}' is ambiguous" \
+    stat -e task-clock --bpf-pause=uprobe:p:"${pw_perf}":"${dup}"
+else
+  echo "no function defined twice in perf: ambiguous symbol not tested"
+fi
 
 # A PMU that cannot pause (a free-running counter) is refused and named.
 for pmu in msr pause_test_hw; do

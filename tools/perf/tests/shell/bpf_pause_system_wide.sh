@@ -1,9 +1,10 @@
 #!/bin/bash
-# perf stat -a --bpf-pause: only the workload opens windows
+# perf stat -a --bpf-pause: any thread, or only the workload's, opens windows
 # SPDX-License-Identifier: GPL-2.0
 #
 # Another process runs the same binary, hitting the same uprobes, during
-# the whole session: its hits must open no window.
+# the whole session: with -a its windows count too (the workload may be
+# just a timer), with --bpf-pause-workload they must not open.
 
 # pw_* come from lib/pause_window.sh, which the build's shellcheck does
 # not follow.
@@ -37,9 +38,22 @@ perf test -w pause_window 100000 &
 other=$!
 
 perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
-  --bpf-pause="${pw_uprobes}" -- perf test -w pause_window "${rounds}"
-pw_in_range "-a with another process: windows" "$(pw_windows "${out}")" \
+  --bpf-pause="${pw_uprobes}" --bpf-pause-workload -- perf test -w pause_window "${rounds}"
+pw_in_range "--bpf-pause-workload: windows" "$(pw_windows "${out}")" \
   "${rounds}" "${rounds}" || err=1
+# The first uprobe hit of a process maps the uprobe XOL page: one fault.
+pw_in_range "--bpf-pause-workload: page-faults" "$(pw_value "${out}" page-faults)" \
+  $((rounds * PW_PAGES)) $((rounds * PW_PAGES + 1)) || err=1
+
+# Without it, the other process's windows are counted as well (one
+# round takes under a second: more than a few of them during the run).
+perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
+  --bpf-pause="${pw_uprobes}" -- perf test -w pause_window "${rounds}"
+windows=$(pw_windows "${out}")
+pw_in_range "-a, any thread: windows" "${windows}" $((rounds + 1)) 1000000 || err=1
+closed=$(pw_window_stat "${out}" pauses)
+pw_in_range "-a, any thread: page-faults" "$(pw_value "${out}" page-faults)" \
+  $((closed * PW_PAGES)) $((windows * PW_PAGES + 1)) || err=1
 if ! kill -0 "${other}" 2>/dev/null; then
   echo "FAIL: the other process was not running during the session"
   err=1

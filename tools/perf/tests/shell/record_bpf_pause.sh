@@ -96,4 +96,15 @@ perf record -q --per-thread -o "${data}" -c 1 -e page-faults/action=start-paused
   -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- ${work}
 pw_in_range "action= triggers: page-fault samples" "$(count_faults)" "${pf}" "${pf}" || err=1
 
+# -c and -F set every event's period: not the triggers', which act on
+# every hit unless given one.
+for opt in "-c 1000" "-F 99"; do
+  echo "--- action= trigger events, --per-thread ${opt}"
+  # shellcheck disable=SC2086
+  perf record -q --per-thread -o "${data}" ${opt} -e page-faults/action=start-paused,period=1/ \
+    -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- ${work}
+  pw_in_range "action= triggers with ${opt}: page-fault samples" "$(count_faults)" \
+    "${pf}" "${pf}" || err=1
+done
+
 exit ${err}

@@ -64,6 +64,39 @@ check "--switch-on/--switch-off tracepoints" 0 yes -e page-faults,context-switch
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
 check "--switch-on/--switch-off kprobes" 0 yes -e page-faults,context-switches \
   --switch-on=kretprobe:__x64_sys_getppid --switch-off=kprobe:__x64_sys_getpgid
+# A bare library name, found as ld.so would: a window per call of libc's
+# syscall(), which the workload makes once before its rounds and twice in
+# each (getppid, getpgid).
+echo "--- uprobes in libc.so.6"
+perf stat -x, -o "${out}" -e page-faults/action=start-paused/ \
+  --bpf-pause=uprobe:r:libc.so.6:syscall,uretprobe:p:libc.so.6:syscall -- \
+  perf test -w pause_window "${rounds}"
+pw_in_range "libc.so.6:syscall windows" "$(pw_windows "${out}")" \
+  $((2 * rounds + 1)) $((2 * rounds + 1)) || err=1
+
+# Tool events are read by perf, not the kernel: not gated, and said so.
+echo "--- a tool event"
+if ! perf stat -x, -o "${out}" -e duration_time,page-faults/action=start-paused/ \
+    --bpf-pause="${pw_tps}" -- perf test -w pause_window "${rounds}" 2>"${out}.err"; then
+  echo "FAIL: perf stat with duration_time"
+  cat "${out}.err"
+  err=1
+elif ! grep -q "duration_time is read by perf" "${out}.err"; then
+  echo "FAIL: no word that duration_time is not gated"
+  cat "${out}.err"
+  err=1
+fi
+rm -f "${out}.err"
+pw_in_range "with a tool event: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
+
+# --switch-on starts every member of a group paused, not the leader only.
+echo "--- --switch-on, a group"
+perf stat -x, -o "${out}" -e '{page-faults,minor-faults}' \
+  --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid -- \
+  perf test -w pause_window "${rounds}"
+pw_in_range "--switch-on group: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
+pw_in_range "--switch-on group: minor-faults" "$(pw_value "${out}" minor-faults)" "${pf}" "${pf}" || err=1
+
 # Trigger events in the kernel, no BPF: the getppid exit resumes the group
 # of page-faults (context-switches joins it), the getpgid entry pauses it.
 check "action= trigger events" 0 no \

@@ -55,9 +55,9 @@ struct {
 } stats SEC(".maps");
 
 /* Set before load. */
-__u32 slots_per_range = 1;
-bool per_cpu_ranges;		/* CPU-bound session */
-bool filter_threads;		/* only threads perf gave an entry, and their children */
+const volatile __u32 slots_per_range = 1;
+const volatile bool per_cpu_ranges;	/* CPU-bound session */
+const volatile bool filter_threads;	/* only threads perf gave an entry, and their children */
 
 int bpf_perf_event_pause(void *p__map, u64 flags, bool pause) __ksym __weak;
 
@@ -74,7 +74,14 @@ struct pause_loop {
 static long pause_slot(__u64 i, void *data)
 {
 	struct pause_loop *l = data;
-	int err = bpf_perf_event_pause(&events, l->first + i, l->pause);
+	int err;
+
+	/* Loads on any kernel; perf checks the kernel's BTF and says why. */
+	if (!bpf_ksym_exists(bpf_perf_event_pause)) {
+		l->errors++;
+		return 1;
+	}
+	err = bpf_perf_event_pause(&events, l->first + i, l->pause);
 
 	/*
 	 * A CPU the thread has no copy on, an event another thread of an
