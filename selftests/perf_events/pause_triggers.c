@@ -185,7 +185,7 @@ static void clock_samples(struct __test_metadata *_metadata, __u64 config)
 	 * a tick.  Either way the resume must have re-armed the timer.
 	 */
 	EXPECT_GE(w.in, w.throttled ? 1 : 10)
-		TH_LOG("30 ms at 200 us: %d samples, %d throttles, %d lost records, max sample rate %ld",
+		TH_LOG("30 ms at 200 us: %d samples, %d throttles, %d lost, max rate %ld",
 		       w.in, w.throttled, w.lost,
 		       read_long("/proc/sys/kernel/perf_event_max_sample_rate"));
 	EXPECT_EQ(w.out, 0) TH_LOG("samples after the window closed");

@@ -53,7 +53,7 @@
 #define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
 
 /* A sanity bound on the events map: 8 bytes a slot in the kernel. */
-#define MAX_SLOTS	(1U << 24)
+#define MAX_SLOTS	(16U * 1024 * 1024)
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open	434	/* the same on every architecture */
@@ -498,7 +498,8 @@ static void fprintf_anomalies(FILE *fp, const struct bpf_pause_counts *c)
 		fprintf(fp, ", %llu unbalanced close%s ignored", (unsigned long long)c->unbalanced,
 			c->unbalanced > 1 ? "s" : "");
 	if (c->dropped)
-		fprintf(fp, ", %llu left open at thread exit or exec", (unsigned long long)c->dropped);
+		fprintf(fp, ", %llu left open at thread exit or exec",
+			(unsigned long long)c->dropped);
 	if (still_open(c))
 		fprintf(fp, ", %llu still open", (unsigned long long)still_open(c));
 }

@@ -87,15 +87,17 @@ elif ! grep -q "duration_time is read by perf" "${out}.err"; then
   err=1
 fi
 rm -f "${out}.err"
-pw_in_range "with a tool event: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
+pw_in_range "with a tool event: page-faults" "$(pw_value "${out}" page-faults)" \
+  "${pf}" "${pf}" || err=1
 
 # --switch-on starts every member of a group paused, not the leader only.
 echo "--- --switch-on, a group"
 perf stat -x, -o "${out}" -e '{page-faults,minor-faults}' \
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid -- \
   perf test -w pause_window "${rounds}"
-pw_in_range "--switch-on group: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
-pw_in_range "--switch-on group: minor-faults" "$(pw_value "${out}" minor-faults)" "${pf}" "${pf}" || err=1
+for ev in page-faults minor-faults; do
+  pw_in_range "--switch-on group: ${ev}" "$(pw_value "${out}" "${ev}")" "${pf}" "${pf}" || err=1
+done
 
 # Trigger events in the kernel, no BPF: the getppid exit resumes the group
 # of page-faults (context-switches joins it), the getpgid entry pauses it.
