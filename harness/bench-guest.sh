@@ -4,6 +4,8 @@
 # Every figure of 'make bench', measured in this one guest run: medians
 # of repeated runs (REPEATS, default 5), printed as a table and written
 # as metric<TAB>value<TAB>unit rows to OUT_TSV.  No figure passes or fails.
+# SECTIONS (default: all) picks some, e.g. SECTIONS=5 for the boots at
+# more vCPUs.
 set -euo pipefail
 tsv=${1:?usage: bench-guest.sh OUT_TSV}
 : "${PERF:?}" "${BENCH:?}"
@@ -22,6 +24,9 @@ echo "# misses, pipeline flushes on syscall/exception entry and the real cost of
 echo "# reprogramming a timer (cpu-clock pause/resume re-arms an hrtimer; here the"
 echo "# emulated LAPIC write is one instruction) are not in them."
 
+want() { [ -z "${SECTIONS:-}" ] || [[ " $SECTIONS " == *" $1 "* ]]; }
+
+if want 1; then
 echo
 echo "## 1. cost per window: loop body = getppid() with a trigger pair around it"
 N=${N:-20000}
@@ -49,7 +54,9 @@ put window_cost_ratio_kfunc_vs_bare "$(ratio "${ns[tp.kfunc-sampling]}" "${ns[tp
 put window_cost_ratio_trigger_events_vs_bare "$(ratio "${ns[tp.trigger]}" "${ns[tp.bare]}")" x "tracepoint pair"
 put window_cost_ratio_ioctl_vs_kfunc "$(ratio "${ns[tp.ioctl]}" "${ns[tp.kfunc-sampling]}")" x "ioctl: no probe at all"
 put window_cost_ratio_control_fifo_vs_kfunc "$(ratio "${ns[control]}" "${ns[tp.kfunc-sampling]}")" x
+fi
 
+if want 2; then
 echo
 echo "## 2. data reduction: a workload with ~1% of its time in pause_window_inside()"
 W="$PERF test -w pause_window 20 300000 29700000"
@@ -72,7 +79,9 @@ put samples_in_windows_postprocessed "$post_n" samples "perf script --switch-on/
 put samples_windows "$win_n" samples
 put samples_outside_windows "$outside" samples "must be 0"
 put in_window_samples_kept_ratio "$(ratio "$win_n" "$post_n")" x "two runs: sampling noise"
+fi
 
+if want 3; then
 echo
 echo "## 3. overhead while paused: cpu-clock at 10 kHz, windows open ~1% of the time"
 declare -A sec runs
@@ -88,7 +97,9 @@ for way in none kernel filter; do
 done
 put paused_slowdown_kernel_pause "$(echo "scale=4; ${sec[kernel]} / ${sec[none]}" | bc -l | sed 's/^\./0./')" x "vs no perf"
 put paused_slowdown_bpf_filter "$(echo "scale=4; ${sec[filter]} / ${sec[none]}" | bc -l | sed 's/^\./0./')" x "vs no perf"
+fi
 
+if want 4; then
 echo
 echo "## 4. scaling: ns per window the kfunc adds to a bare trigger, by threads and window rate"
 for threads in 1 2 4; do
@@ -101,3 +112,28 @@ for threads in 1 2 4; do
 		put "scale_t${threads}_gap${gap}_kfunc_extra_ns" "$extra" ns/window "bare: ${bare_ns} ns/window incl. gap"
 	done
 done
+fi
+
+if want 5; then
+echo
+echo "## 5. perf's own --bpf-pause: ns per window through its programs, $(nproc) vCPUs"
+# The loop of section 4 (getppid(), no gap) as perf's workload, a window
+# around each call; vs the same BPF-less loop under two programs that
+# return at once (bare).  Per-task: perf stat -- loop; CPU-bound: -a.
+tps=tp:r:syscalls:sys_enter_getppid,tp:p:syscalls:sys_exit_getppid
+cpus=$(nproc)
+for threads in 1 8 64; do
+	n=$((threads == 1 ? 5000 : threads == 8 ? 1000 : 200))
+	read -r bare _ <<<"$(REPEATS=3 "$BENCH" scale bare "$threads" 0 "$n")"
+	for mode in task cpu; do
+		a=()
+		[ $mode = cpu ] && a=(-a)
+		read -r w _ <<<"$("$PERF" stat -q -o /dev/null "${a[@]}" \
+			-e page-faults/action=start-paused/ --bpf-pause=$tps -- \
+			env REPEATS=3 "$BENCH" scale none "$threads" 0 "$n")"
+		put "perf_bpf_pause_${mode}_c${cpus}_t${threads}_ns" "$w" ns/window "bare: $bare"
+		put "window_cost_ratio_perf_bpf_pause_vs_bare_${mode}_c${cpus}_t${threads}" \
+			"$(ratio "$w" "$bare")" x
+	done
+done
+fi

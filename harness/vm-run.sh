@@ -1,7 +1,7 @@
 #!/bin/bash
 # usage: vm-run.sh [-t TIMEOUT_S] [-o OUTDIR] BZIMAGE COMMAND...
 #
-# Boot BZIMAGE under QEMU with 2 vCPUs, the host's / as a read-only 9p
+# Boot BZIMAGE under QEMU with 2 vCPUs (VM_SMP=N: N), the host's / as a read-only 9p
 # root, run COMMAND (a shell command line) in the guest, print its output
 # as it comes, and exit with its exit status.  OUTDIR (default: a new
 # directory under build/vm/) keeps cmd, output, status, the full kernel log
@@ -49,7 +49,7 @@ boot() {
 	rm -f "$out/console.log" "$out/status"
 	: >"$out/output"
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
-		-accel "$1" -cpu "$cpu" -smp 2 -m "${VM_MEM:-2G}" "${extra[@]}" \
+		-accel "$1" -cpu "$cpu" -smp "${VM_SMP:-2}" -m "${VM_MEM:-2G}" "${extra[@]}" \
 		-nodefaults -display none -no-reboot -monitor none \
 		-serial file:"$out/console.log" \
 		-kernel "$kernel" -append "$append" \

@@ -15,9 +15,10 @@
  * of the session has its index in BPF task storage, and its children
  * inherit it, the kernel resolving their inherited copies), or the range
  * of the CPU the thread runs on, which then follows the thread through
- * context switches.  So a trigger costs O(nr_cpus * nr_leaders) kfunc
- * calls at most (O(nr_leaders) with --per-thread, -a or -C), whatever
- * the number of threads.
+ * context switches.  So a window costs O(nr_cpus * nr_leaders) kfunc
+ * calls in a per-task session (each of which, for a thread's inherited
+ * copies, walks that thread's event list in the kernel), O(nr_leaders)
+ * with --per-thread, -a or -C, whatever the number of threads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +55,8 @@
 
 /* A sanity bound on the events map: 8 bytes a slot in the kernel. */
 #define MAX_SLOTS	(16U * 1024 * 1024)
+/* bpf_loop() walks a range: it does at most 8M iterations. */
+#define MAX_RANGE	(8U * 1024 * 1024)
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open	434	/* the same on every architecture */
@@ -177,14 +180,16 @@ static struct bpf_link *attach_kprobe(const struct bpf_pause_spec *spec, bool re
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause);
 	struct bpf_link *link;
+	int err;
 
 	link = bpf_program__attach_kprobe_opts(skel->progs.pause_probe, spec->func, &opts);
+	err = errno;
 	if (!link && !kallsyms_has(spec->func))
 		pr_err("--bpf-pause: '%s': kernel function '%s' not found\n",
 		       spec->text, spec->func);
 	else if (!link)
 		pr_err("--bpf-pause: '%s': cannot probe kernel function '%s': %s\n",
-		       spec->text, spec->func, strerror(errno));
+		       spec->text, spec->func, strerror(err));
 	return link;
 }
 
@@ -260,7 +265,7 @@ static const struct {
 	[BPF_PAUSE_PROBE__TRACEPOINT]	= { attach_tracepoint, false },
 };
 
-/* Give thread @tid of the session its entry: 1 + @idx, or 0 (filter only). */
+/* Give thread @tid of the session its entry: @idx (1 + its index), or 0 (filter only). */
 static int add_thread(pid_t tid, u32 idx)
 {
 	struct pause_thread pt = { .thread = idx };
@@ -357,6 +362,18 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	return 0;
 }
 
+/* Every windowed event starts paused: a CPU's state is known from the start. */
+static bool all_start_paused(struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel__is_windowed(evsel) && !evsel->core.attr.start_paused)
+			return false;
+	}
+	return true;
+}
+
 static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
 		     int nr_leaders)
 {
@@ -367,7 +384,7 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	u64 nr_slots = (u64)nr_cpus * nr_threads * nr_leaders;
 	int max_cpu = perf_cpu_map__max(all_cpus).cpu;
 
-	if (nr_slots > MAX_SLOTS) {
+	if (nr_slots > MAX_SLOTS || (u64)(per_cpu ? nr_threads : nr_cpus) * nr_leaders > MAX_RANGE) {
 		pr_err("--bpf-pause: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n",
 		       nr_cpus, nr_threads, nr_leaders, MAX_SLOTS);
 		return -1;
@@ -383,6 +400,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	skel->rodata->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
 	skel->rodata->per_cpu_ranges = per_cpu;
 	skel->rodata->filter_threads = !per_cpu || bp->workload_only;
+	skel->rodata->start_paused = all_start_paused(evlist);
+	skel->rodata->perf_tgid = getpid();
 	/* Context switches are followed in CPU-bound sessions only. */
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
 
@@ -413,6 +432,10 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		nr_leaders += evsel__is_windowed(evsel);
 
 	/* perf stat -r: load and attach once, give each run its events and workload. */
+	if (target__has_cpu(target) && target__has_per_thread(target)) {
+		pr_err("--bpf-pause: not with -a --per-thread (events of every thread, on any CPU): use -a, or --per-thread with -p, -t or a workload\n");
+		goto out;
+	}
 	if (bp->workload_only && (!target__has_cpu(target) || evlist__workload_pid(evlist) <= 0)) {
 		pr_err("--bpf-pause-workload: needs -a or -C and a workload (per-task sessions only ever window their own threads)\n");
 		goto out;
@@ -453,6 +476,17 @@ out:
 	return err;
 }
 
+/* Hits the kernel did not run a program for: another BPF program was running. */
+static u64 prog_misses(struct bpf_program *prog)
+{
+	struct bpf_prog_info info = {};
+	u32 len = sizeof(info);
+
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 int bpf_pause__read(struct bpf_pause_counts *counts)
 {
 	int nr_cpus = libbpf_num_possible_cpus();
@@ -475,9 +509,12 @@ int bpf_pause__read(struct bpf_pause_counts *counts)
 		counts->nested += st[i].nested;
 		counts->unbalanced += st[i].unbalanced;
 		counts->dropped += st[i].dropped;
+		counts->untracked += st[i].untracked;
 		counts->errors += st[i].errors;
 	}
 	free(st);
+	counts->missed = prog_misses(skel->progs.pause_probe) +
+			 prog_misses(skel->progs.pause_tracepoint);
 	return 0;
 }
 
@@ -502,6 +539,12 @@ static void fprintf_anomalies(FILE *fp, const struct bpf_pause_counts *c)
 			(unsigned long long)c->dropped);
 	if (still_open(c))
 		fprintf(fp, ", %llu still open", (unsigned long long)still_open(c));
+	if (c->untracked)
+		fprintf(fp, ", %llu opens by threads outside the session ignored",
+			(unsigned long long)c->untracked);
+	if (c->missed)
+		fprintf(fp, ", %llu trigger hits missed (BPF recursion)",
+			(unsigned long long)c->missed);
 }
 
 void bpf_pause__fprintf(FILE *fp, const char *sep)
@@ -511,15 +554,18 @@ void bpf_pause__fprintf(FILE *fp, const char *sep)
 	if (bpf_pause__read(&c))
 		return;
 	if (sep) {
-		fprintf(fp, "%llu%sbpf-pause-windows%s%llu%sbpf-pause-pauses",
+		fprintf(fp, "%llu%sbpf-pause-windows%s%llu%sbpf-pause-closes",
 			(unsigned long long)c.windows, sep, sep,
 			(unsigned long long)c.closes, sep);
 		fprintf(fp, "%s%llu%sbpf-pause-nested%s%llu%sbpf-pause-unbalanced",
 			sep, (unsigned long long)c.nested, sep, sep,
 			(unsigned long long)c.unbalanced, sep);
-		fprintf(fp, "%s%llu%sbpf-pause-dropped%s%llu%sbpf-pause-open\n",
+		fprintf(fp, "%s%llu%sbpf-pause-dropped%s%llu%sbpf-pause-open",
 			sep, (unsigned long long)c.dropped, sep, sep,
 			(unsigned long long)still_open(&c), sep);
+		fprintf(fp, "%s%llu%sbpf-pause-untracked%s%llu%sbpf-pause-missed\n",
+			sep, (unsigned long long)c.untracked, sep, sep,
+			(unsigned long long)c.missed, sep);
 	} else {
 		fprintf(fp, "%19llu      windows opened by --bpf-pause (%llu closed",
 			(unsigned long long)c.windows, (unsigned long long)c.closes);

@@ -33,6 +33,8 @@ struct bpf_pause_counts {
 	u64	nested;		/* opens inside an open window */
 	u64	unbalanced;	/* closes with none open, ignored */
 	u64	dropped;	/* left open by a thread at exit or exec */
+	u64	untracked;	/* opens by threads outside the session, ignored */
+	u64	missed;		/* trigger hits with no program run (recursion) */
 	u64	errors;
 };
 

@@ -54,11 +54,12 @@ static bool evsel__is_trigger(const struct evsel *evsel)
  */
 static int evsel__set_trigger_period(struct evsel *evsel)
 {
-	struct evsel_config_term *term;
+	struct evsel_config_term *term = evsel__get_config_term(evsel, PERIOD);
 
-	if (evsel__get_config_term(evsel, PERIOD) || evsel__get_config_term(evsel, FREQ))
+	/* The user's own (not an alias's weak default, which -c overrides). */
+	if ((term && !term->weak) || evsel__get_config_term(evsel, FREQ))
 		return 0;
-	term = zalloc(sizeof(*term));
+	term = zalloc(sizeof(*term));	/* applied after any weak one */
 	if (!term)
 		return -ENOMEM;
 	term->type = EVSEL__CONFIG_TERM_PERIOD;

@@ -231,6 +231,7 @@ static int pause_window(int argc, const char **argv)
 	/* Fault in the code and libc paths once, outside any window. */
 	syscall(-1L);	/* ENOSYS, no syscall tracepoint */
 	nap();
+	sched_getcpu();	/* the vDSO page migrate() reads */
 	if (r.mode == PW_UNBALANCED)
 		syscall(SYS_getpgid, 0);
 	if (r.mode == PW_EXIT) {

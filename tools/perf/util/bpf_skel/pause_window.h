@@ -9,13 +9,16 @@ struct pause_stats {
 	__u64 nested;		/* opens inside a thread's open window */
 	__u64 unbalanced;	/* closes with no window open: ignored */
 	__u64 dropped;		/* windows a thread left open at exit or exec */
+	__u64 untracked;	/* hits of threads with no task storage: ignored */
 	__u64 errors;		/* kfunc errors other than "not this task's" */
 };
 
 /* A thread of the session, in task storage; set by perf for its threads. */
 struct pause_thread {
-	__u32 depth;		/* windows open: opens minus closes */
-	__u32 thread;		/* 1 + its thread's index in the events map */
+	__u32 depth;		/* windows open: inherited ones plus its own */
+	__u32 inherited;	/* of those, open in its parent when it was created */
+	__u32 thread;		/* 1 + its thread's index in the events map, or 0 */
+	__u32 pad;
 };
 
 #endif /* __PAUSE_WINDOW_H */
