@@ -66,6 +66,8 @@
 #endif
 
 static struct pause_window_bpf *skel;
+/* The option the user gave first (--bpf-pause, --switch-on, ...), for messages. */
+static const char *opt = "bpf-pause";
 static struct bpf_link *links[BPF_PAUSE_MAX_SPECS];
 static int nr_links;
 static bool attached;	/* perf stat -r: once for all runs */
@@ -111,13 +113,13 @@ static int check_kernel_support(void)
 	int id;
 
 	if (!btf) {
-		pr_err("--bpf-pause: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): the kernel needs CONFIG_DEBUG_INFO_BTF\n");
+		pr_err("--%s: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): the kernel needs CONFIG_DEBUG_INFO_BTF\n", opt);
 		return -1;
 	}
 	id = btf__find_by_name_kind(btf, "bpf_perf_event_pause", BTF_KIND_FUNC);
 	btf__free(btf);
 	if (id < 0) {
-		pr_err("--bpf-pause: this kernel has no bpf_perf_event_pause() kfunc: it lacks in-kernel pause and resume of perf events\n");
+		pr_err("--%s: this kernel has no bpf_perf_event_pause() kfunc: it lacks in-kernel pause and resume of perf events\n", opt);
 		return -1;
 	}
 	return 0;
@@ -128,6 +130,8 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 	struct evsel *evsel;
 	int nr = 0;
 
+	if (bp->option)
+		opt = bp->option;
 	if (!bp->specs.nr) {
 		pr_err("--bpf-pause-workload: no trigger to restrict: give --bpf-pause, --switch-on or --switch-off too\n");
 		return -1;
@@ -137,7 +141,7 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 
 	evlist__for_each_entry(evlist, evsel) {
 		if (evsel__read_by_perf(evsel)) {
-			pr_warning("--bpf-pause: %s is read by perf, not counted by the kernel: windows do not gate it\n",
+			pr_warning("--%s: %s is read by perf, not counted by the kernel: windows do not gate it\n", opt,
 				   evsel__name(evsel));
 			continue;
 		}
@@ -153,7 +157,7 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 		nr += evsel__is_group_leader(evsel);
 	}
 	if (!nr) {
-		pr_err("--bpf-pause: no event to pause or resume (triggers and side-band events are not)\n");
+		pr_err("--%s: no event to pause or resume (triggers and side-band events are not)\n", opt);
 		return -1;
 	}
 	return 0;
@@ -185,11 +189,11 @@ static struct bpf_link *attach_kprobe(const struct bpf_pause_spec *spec, bool re
 	link = bpf_program__attach_kprobe_opts(skel->progs.pause_probe, spec->func, &opts);
 	err = errno;
 	if (!link && !kallsyms_has(spec->func))
-		pr_err("--bpf-pause: '%s': kernel function '%s' not found\n",
-		       spec->text, spec->func);
+		pr_err("--%s: '%s': kernel function '%s' not found\n",
+		       spec->option, spec->text, spec->func);
 	else if (!link)
-		pr_err("--bpf-pause: '%s': cannot probe kernel function '%s': %s\n",
-		       spec->text, spec->func, strerror(err));
+		pr_err("--%s: '%s': cannot probe kernel function '%s': %s\n",
+		       spec->option, spec->text, spec->func, strerror(err));
 	return link;
 }
 
@@ -209,8 +213,8 @@ static struct bpf_link *attach_uprobe(const struct bpf_pause_spec *spec, bool re
 
 	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path))) {
 		if (!is_bare_library(spec->exe)) {
-			pr_err("--bpf-pause: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
-			       spec->text, spec->exe);
+			pr_err("--%s: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
+			       spec->option, spec->text, spec->exe);
 			return NULL;
 		}
 		snprintf(path, sizeof(path), "%s", spec->exe);
@@ -221,18 +225,18 @@ static struct bpf_link *attach_uprobe(const struct bpf_pause_spec *spec, bool re
 	err = errno;
 	if (err == LIBBPF_ERRNO__FORMAT) {
 		/* libbpf's word for a symbol defined more than once */
-		pr_err("--bpf-pause: '%s': symbol '%s' is ambiguous in %s (several versions or copies): name one as %s@@VERSION ('nm -D --with-symbol-versions %s' lists them)\n",
-		       spec->text, spec->func, path, spec->func, path);
+		pr_err("--%s: '%s': symbol '%s' is ambiguous in %s (several versions or copies): name one as %s@@VERSION ('nm -D --with-symbol-versions %s' lists them)\n",
+		       spec->option, spec->text, spec->func, path, spec->func, path);
 	} else if (err == ENOENT && is_bare_library(path)) {
-		pr_err("--bpf-pause: '%s': no library '%s' in LD_LIBRARY_PATH or the usual library directories, or no symbol '%s' in it\n",
-		       spec->text, path, spec->func);
+		pr_err("--%s: '%s': no library '%s' in LD_LIBRARY_PATH or the usual library directories, or no symbol '%s' in it\n",
+		       spec->option, spec->text, path, spec->func);
 	} else if (err == ENOENT || err == ESRCH) {
-		pr_err("--bpf-pause: '%s': symbol '%s' not found in %s ('perf probe -F -x %s' lists the functions)\n",
-		       spec->text, spec->func, path, path);
+		pr_err("--%s: '%s': symbol '%s' not found in %s ('perf probe -F -x %s' lists the functions)\n",
+		       spec->option, spec->text, spec->func, path, path);
 	} else {
 		libbpf_strerror(err, msg, sizeof(msg));
-		pr_err("--bpf-pause: '%s': cannot probe '%s' in %s: %s\n",
-		       spec->text, spec->func, path, msg);
+		pr_err("--%s: '%s': cannot probe '%s' in %s: %s\n",
+		       spec->option, spec->text, spec->func, path, msg);
 	}
 	return NULL;
 }
@@ -246,11 +250,11 @@ static struct bpf_link *attach_tracepoint(const struct bpf_pause_spec *spec,
 	link = bpf_program__attach_tracepoint_opts(skel->progs.pause_tracepoint,
 						   spec->category, spec->name, &opts);
 	if (!link && errno == ENOENT)
-		pr_err("--bpf-pause: '%s': tracepoint '%s:%s' not found ('perf list tracepoint' lists them)\n",
-		       spec->text, spec->category, spec->name);
+		pr_err("--%s: '%s': tracepoint '%s:%s' not found ('perf list tracepoint' lists them)\n",
+		       spec->option, spec->text, spec->category, spec->name);
 	else if (!link)
-		pr_err("--bpf-pause: '%s': cannot attach to tracepoint '%s:%s': %s\n",
-		       spec->text, spec->category, spec->name, strerror(errno));
+		pr_err("--%s: '%s': cannot attach to tracepoint '%s:%s': %s\n",
+		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
 	return link;
 }
 
@@ -303,10 +307,10 @@ static int fill_threads(struct bpf_pause *bp, struct evlist *evlist, struct targ
 static void report_map_error(struct evsel *evsel, const struct bpf_pause *bp)
 {
 	if (errno == EOPNOTSUPP && evsel->core.attr.inherit)
-		pr_err("--bpf-pause: this kernel does not let BPF pause inherited events (%s): pass %s, or use -a\n",
+		pr_err("--%s: this kernel does not let BPF pause inherited events (%s): pass %s, or use -a\n", opt,
 		       evsel__name(evsel), bp->inherit_hint ?: "--no-inherit");
 	else
-		pr_err("--bpf-pause: cannot hand event %s to BPF: %s\n",
+		pr_err("--%s: cannot hand event %s to BPF: %s\n", opt,
 		       evsel__name(evsel), strerror(errno));
 }
 
@@ -385,14 +389,14 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	int max_cpu = perf_cpu_map__max(all_cpus).cpu;
 
 	if (nr_slots > MAX_SLOTS || (u64)(per_cpu ? nr_threads : nr_cpus) * nr_leaders > MAX_RANGE) {
-		pr_err("--bpf-pause: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n",
+		pr_err("--%s: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n", opt,
 		       nr_cpus, nr_threads, nr_leaders, MAX_SLOTS);
 		return -1;
 	}
 
 	skel = pause_window_bpf__open();
 	if (!skel) {
-		pr_err("--bpf-pause: cannot open the BPF trigger program: %s\n", strerror(errno));
+		pr_err("--%s: cannot open the BPF trigger program: %s\n", opt, strerror(errno));
 		return -1;
 	}
 	bpf_map__set_max_entries(skel->maps.events, nr_slots);
@@ -407,15 +411,15 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 
 	if (pause_window_bpf__load(skel)) {
 		if (errno == EPERM || errno == EACCES)
-			pr_err("--bpf-pause: loading the BPF trigger program needs CAP_BPF and CAP_PERFMON, or root: %s\n",
+			pr_err("--%s: loading the BPF trigger program needs CAP_BPF and CAP_PERFMON, or root: %s\n", opt,
 			       strerror(errno));
 		else
-			pr_err("--bpf-pause: cannot load the BPF trigger program: %s (run with -v for the verifier log)\n",
+			pr_err("--%s: cannot load the BPF trigger program: %s (run with -v for the verifier log)\n", opt,
 			       strerror(errno));
 		return -1;
 	}
 	if (pause_window_bpf__attach(skel)) {
-		pr_err("--bpf-pause: cannot follow threads through fork, exit and context switches: %s\n",
+		pr_err("--%s: cannot follow threads through fork, exit and context switches: %s\n", opt,
 		       strerror(errno));
 		return -1;
 	}
@@ -433,7 +437,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 
 	/* perf stat -r: load and attach once, give each run its events and workload. */
 	if (target__has_cpu(target) && target__has_per_thread(target)) {
-		pr_err("--bpf-pause: not with -a --per-thread (events of every thread, on any CPU): use -a, or --per-thread with -p, -t or a workload\n");
+		pr_err("--%s: not with -a --per-thread (events of every thread, on any CPU): use -a, or --per-thread with -p, -t or a workload\n", opt);
 		goto out;
 	}
 	if (bp->workload_only && (!target__has_cpu(target) || evlist__workload_pid(evlist) <= 0)) {
@@ -445,7 +449,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	if (fill_events(bp, evlist, target, nr_leaders))
 		goto out;
 	if (fill_threads(bp, evlist, target)) {
-		pr_err("--bpf-pause: cannot give the session's threads their windows: %s\n",
+		pr_err("--%s: cannot give the session's threads their windows: %s\n", opt,
 		       strerror(errno));
 		goto out;
 	}
@@ -573,7 +577,7 @@ void bpf_pause__fprintf(FILE *fp, const char *sep)
 		fprintf(fp, ")\n\n");
 	}
 	if (c.errors)
-		pr_warning("--bpf-pause: %llu pause/resume calls failed\n",
+		pr_warning("--%s: %llu pause/resume calls failed\n", opt,
 			   (unsigned long long)c.errors);
 }
 

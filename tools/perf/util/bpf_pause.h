@@ -23,6 +23,7 @@ struct bpf_pause {
 	struct bpf_pause_specs	specs;
 	bool			switch_on;	/* events start paused */
 	bool			workload_only;	/* -a/-C: only the workload opens windows */
+	const char		*option;	/* the first option given, for messages */
 	const char		*inherit_hint;	/* what turns inherit off */
 };
 

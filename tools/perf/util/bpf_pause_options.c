@@ -5,9 +5,19 @@
 #include "bpf_pause.h"
 #include "debug.h"
 
+/* Messages about a spec name the option it came from, as typed. */
+static void set_option(struct bpf_pause *bp, const struct option *opt, int first)
+{
+	for (int i = first; i < bp->specs.nr; i++)
+		bp->specs.specs[i].option = opt->long_name;
+	if (!bp->option)
+		bp->option = opt->long_name;
+}
+
 static int add_switch(const struct option *opt, const char *str, int unset, bool on)
 {
 	struct bpf_pause *bp = opt->value;
+	int first = bp->specs.nr;
 	char err[256];
 
 	if (unset)
@@ -16,6 +26,7 @@ static int add_switch(const struct option *opt, const char *str, int unset, bool
 		pr_err("--%s: %s\n", opt->long_name, err);
 		return -1;
 	}
+	set_option(bp, opt, first);
 	if (on)
 		bp->switch_on = true;
 	return 0;
@@ -24,6 +35,7 @@ static int add_switch(const struct option *opt, const char *str, int unset, bool
 int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset)
 {
 	struct bpf_pause *bp = opt->value;
+	int first = bp->specs.nr;
 	char err[256];
 
 	if (unset) {
@@ -34,6 +46,7 @@ int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset)
 		pr_err("--%s: %s\n", opt->long_name, err);
 		return -1;
 	}
+	set_option(bp, opt, first);
 	return 0;
 }
 

@@ -28,6 +28,7 @@ struct bpf_pause_spec {
 	char			*category;	/* tracepoints */
 	char			*name;		/* tracepoints */
 	char			*text;		/* the spec as given, for messages */
+	const char		*option;	/* the option that gave it, for messages */
 };
 
 struct bpf_pause_specs {

@@ -58,6 +58,11 @@ for cmd in record stat; do
     ${cmd} -e task-clock --bpf-pause=uprobe:p:"${pw_perf}":no_such_symbol_xyz
   expect_error "EXE './no/such/exe' not found" \
     ${cmd} -e task-clock --bpf-pause=uprobe:p:./no/such/exe:main
+  # Messages name the option as typed.
+  expect_error "--switch-on: 'kprobe:no_such_function_xyz'" \
+    ${cmd} -e task-clock --switch-on=kprobe:no_such_function_xyz
+  expect_error "--bpf-aux-pause: 'kprobe:p:no_such_function_xyz'" \
+    ${cmd} -e task-clock --bpf-aux-pause=kprobe:p:no_such_function_xyz
   expect_error "no library 'libno_such_lib.so.1'" \
     ${cmd} -e task-clock --bpf-pause=uprobe:p:libno_such_lib.so.1:f
   expect_error "--bpf-pause-workload: no trigger to restrict" \
