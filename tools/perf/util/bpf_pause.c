@@ -113,13 +113,15 @@ static int check_kernel_support(void)
 	int id;
 
 	if (!btf) {
-		pr_err("--%s: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): the kernel needs CONFIG_DEBUG_INFO_BTF\n", opt);
+		pr_err("--%s: cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): the kernel needs CONFIG_DEBUG_INFO_BTF\n",
+		       opt);
 		return -1;
 	}
 	id = btf__find_by_name_kind(btf, "bpf_perf_event_pause", BTF_KIND_FUNC);
 	btf__free(btf);
 	if (id < 0) {
-		pr_err("--%s: this kernel has no bpf_perf_event_pause() kfunc: it lacks in-kernel pause and resume of perf events\n", opt);
+		pr_err("--%s: this kernel has no bpf_perf_event_pause() kfunc: it lacks in-kernel pause and resume of perf events\n",
+		       opt);
 		return -1;
 	}
 	return 0;
@@ -141,8 +143,8 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 
 	evlist__for_each_entry(evlist, evsel) {
 		if (evsel__read_by_perf(evsel)) {
-			pr_warning("--%s: %s is read by perf, not counted by the kernel: windows do not gate it\n", opt,
-				   evsel__name(evsel));
+			pr_warning("--%s: %s is read by perf, not counted by the kernel: windows do not gate it\n",
+				   opt, evsel__name(evsel));
 			continue;
 		}
 		if (!evsel__is_windowed(evsel__leader(evsel)) || evsel__is_pause_trigger(evsel))
@@ -157,7 +159,8 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 		nr += evsel__is_group_leader(evsel);
 	}
 	if (!nr) {
-		pr_err("--%s: no event to pause or resume (triggers and side-band events are not)\n", opt);
+		pr_err("--%s: no event to pause or resume (triggers and side-band events are not)\n",
+		       opt);
 		return -1;
 	}
 	return 0;
@@ -307,8 +310,8 @@ static int fill_threads(struct bpf_pause *bp, struct evlist *evlist, struct targ
 static void report_map_error(struct evsel *evsel, const struct bpf_pause *bp)
 {
 	if (errno == EOPNOTSUPP && evsel->core.attr.inherit)
-		pr_err("--%s: this kernel does not let BPF pause inherited events (%s): pass %s, or use -a\n", opt,
-		       evsel__name(evsel), bp->inherit_hint ?: "--no-inherit");
+		pr_err("--%s: this kernel does not let BPF pause inherited events (%s): pass %s, or use -a\n",
+		       opt, evsel__name(evsel), bp->inherit_hint ?: "--no-inherit");
 	else
 		pr_err("--%s: cannot hand event %s to BPF: %s\n", opt,
 		       evsel__name(evsel), strerror(errno));
@@ -386,11 +389,12 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	int nr_threads = perf_thread_map__nr(evlist__core(evlist)->threads);
 	bool per_cpu = target__has_cpu(target);
 	u64 nr_slots = (u64)nr_cpus * nr_threads * nr_leaders;
+	u64 range = (u64)(per_cpu ? nr_threads : nr_cpus) * nr_leaders;
 	int max_cpu = perf_cpu_map__max(all_cpus).cpu;
 
-	if (nr_slots > MAX_SLOTS || (u64)(per_cpu ? nr_threads : nr_cpus) * nr_leaders > MAX_RANGE) {
-		pr_err("--%s: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n", opt,
-		       nr_cpus, nr_threads, nr_leaders, MAX_SLOTS);
+	if (nr_slots > MAX_SLOTS || range > MAX_RANGE) {
+		pr_err("--%s: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n",
+		       opt, nr_cpus, nr_threads, nr_leaders, MAX_SLOTS);
 		return -1;
 	}
 
@@ -411,16 +415,16 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 
 	if (pause_window_bpf__load(skel)) {
 		if (errno == EPERM || errno == EACCES)
-			pr_err("--%s: loading the BPF trigger program needs CAP_BPF and CAP_PERFMON, or root: %s\n", opt,
-			       strerror(errno));
+			pr_err("--%s: loading the BPF trigger program needs CAP_BPF and CAP_PERFMON, or root: %s\n",
+			       opt, strerror(errno));
 		else
-			pr_err("--%s: cannot load the BPF trigger program: %s (run with -v for the verifier log)\n", opt,
-			       strerror(errno));
+			pr_err("--%s: cannot load the BPF trigger program: %s (run with -v for the verifier log)\n",
+			       opt, strerror(errno));
 		return -1;
 	}
 	if (pause_window_bpf__attach(skel)) {
-		pr_err("--%s: cannot follow threads through fork, exit and context switches: %s\n", opt,
-		       strerror(errno));
+		pr_err("--%s: cannot follow threads through fork, exit and context switches: %s\n",
+		       opt, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -437,7 +441,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 
 	/* perf stat -r: load and attach once, give each run its events and workload. */
 	if (target__has_cpu(target) && target__has_per_thread(target)) {
-		pr_err("--%s: not with -a --per-thread (events of every thread, on any CPU): use -a, or --per-thread with -p, -t or a workload\n", opt);
+		pr_err("--%s: not with -a --per-thread (events of every thread, on any CPU): use -a, or --per-thread with -p, -t or a workload\n",
+		       opt);
 		goto out;
 	}
 	if (bp->workload_only && (!target__has_cpu(target) || evlist__workload_pid(evlist) <= 0)) {

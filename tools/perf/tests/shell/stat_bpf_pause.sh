@@ -127,12 +127,14 @@ pw_in_range "running until paused: page-faults" "$(pw_value "${out}" page-faults
 if command -v taskset >/dev/null; then
   echo "--- -C 0"
   perf stat -x, -o "${out}" -C 0 -e page-faults/action=start-paused/ \
-    --bpf-pause="${pw_tps}" --bpf-pause-workload -- taskset -c 0 perf test -w pause_window "${rounds}"
+    --bpf-pause="${pw_tps}" --bpf-pause-workload -- \
+    taskset -c 0 perf test -w pause_window "${rounds}"
   pw_in_range "-C 0: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
   pw_in_range "-C 0: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
   echo "--- -a"
   perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
-    --bpf-pause="${pw_tps}" --bpf-pause-workload -- taskset -c 1 perf test -w pause_window "${rounds}"
+    --bpf-pause="${pw_tps}" --bpf-pause-workload -- \
+    taskset -c 1 perf test -w pause_window "${rounds}"
   pw_in_range "-a: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
   pw_in_range "-a: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
 fi
