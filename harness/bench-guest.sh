@@ -128,7 +128,7 @@ for threads in 1 8 64; do
 	for mode in task cpu; do
 		a=()
 		[ $mode = cpu ] && a=(-a)
-		read -r w _ <<<"$("$PERF" stat -q -o /dev/null "${a[@]}" \
+		read -r w _ <<<"$("$PERF" stat -o /dev/null "${a[@]}" \
 			-e page-faults/action=start-paused/ --bpf-pause=$tps -- \
 			env REPEATS=3 "$BENCH" scale none "$threads" 0 "$n")"
 		put "perf_bpf_pause_${mode}_c${cpus}_t${threads}_ns" "$w" ns/window "bare: $bare"
