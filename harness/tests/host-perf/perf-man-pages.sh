@@ -1,6 +1,9 @@
 #!/bin/bash
 # The perf-record, perf-stat and perf-list man pages build (asciidoc,
-# xmlto) and document --bpf-pause, --switch-on/--switch-off and action=.
+# xmlto) and document --bpf-pause, --switch-on/--switch-off and action=,
+# each under the right heading: the options under OPTIONS, the action=
+# term and the examples in a section of their own (not as entries of the
+# OPTIONS list).
 set -uo pipefail
 : "${B:?run through make check}" "${TREE:?}"
 out=$B/perf-doc
@@ -13,12 +16,33 @@ if ! PATH=/usr/bin:$PATH make -C "$TREE/tools/perf/Documentation" O="$out" "${pa
 	echo "FAIL: the man pages did not build (log: $out/build.log)"
 	exit 1
 fi
+# section PAGE TEXT: the section heading (a line in capitals at column 0
+# of the rendered page) that TEXT's first line falls under.
+section() {
+	MANWIDTH=200 man -l "$1" 2>/dev/null | col -b |
+		awk -v t="$2" '/^[A-Z][A-Z -]*$/ { s = $0 } index($0, t) { print s; exit }'
+}
+# expect PAGE TEXT SECTION
+expect() {
+	local got
+
+	got=$(section "$out/$1.1" "$2")
+	if [ "$got" != "$3" ]; then
+		echo "FAIL: $1.1: '$2' is under '${got:-nothing}', want '$3'"
+		fail=1
+	fi
+}
 fail=0
 for p in perf-record perf-stat; do
-	for opt in --bpf-pause=SPEC --bpf-aux-pause --switch-on=EVENT --switch-off=EVENT "The action= event term"; do
-		man -l "$out/$p.1" 2>/dev/null | grep -qF -- "$opt" || { echo "FAIL: $p.1 lacks '$opt'"; fail=1; }
+	for opt in --bpf-pause=SPEC --bpf-aux-pause --bpf-pause-workload --switch-on=EVENT --switch-off=EVENT; do
+		expect "$p" "$opt" OPTIONS
 	done
+	expect "$p" "The action= event term" "IN-KERNEL WINDOWS"
+	expect "$p" "Count the page faults of one function" "IN-KERNEL WINDOWS"
 done
+# perf stat's options after ours stay options; action= is an -e form of its own.
+expect perf-stat "--control=fifo" OPTIONS
+expect perf-stat "an event with the action term" OPTIONS
 man -l "$out/perf-list.1" 2>/dev/null | grep -qF "action=start-paused" || { echo "FAIL: perf-list.1 lacks action="; fail=1; }
 [ $fail -eq 0 ] && echo "ok: ${pages[*]}"
 exit $fail
