@@ -1,9 +1,11 @@
 #!/bin/bash
 # usage: bpf-pause-spec.sh [FUZZ_SECONDS]
 #
-# The perf --bpf-pause spec parser on the host: the unit test table under
-# ASan/UBSan, then the libFuzzer target for FUZZ_SECONDS (default 20;
-# 'make fuzz' runs it longer).  A crash, leak, hang or failed case fails.
+# The perf --bpf-pause spec parser on the host: perf's own test of it
+# (tools/perf/tests/bpf_pause_spec.c, built alone with a shim tests.h)
+# under ASan/UBSan, then the libFuzzer target for FUZZ_SECONDS (default
+# 20; 'make fuzz' runs it longer).  A crash, leak, hang or failed case
+# fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
@@ -14,7 +16,8 @@ mkdir -p "$out/corpus"
 
 cflags=(-std=gnu11 -D_GNU_SOURCE -g -O2 -Wall -Wextra -Wno-missing-field-initializers -Werror -I"$src"
 	-fsanitize=address,undefined -fno-sanitize-recover=all)
-gcc "${cflags[@]}" -o "$out/spec_test" "$here/bpf-pause-spec/spec_test.c" "$src/bpf_pause_spec.c"
+gcc -I"$here/bpf-pause-spec/shim" "${cflags[@]}" -o "$out/spec_test" \
+	"$repo/tools/perf/tests/bpf_pause_spec.c" "$src/bpf_pause_spec.c"
 "$out/spec_test"
 
 clang=$(command -v clang-19 || true)

@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Host unit test of tools/perf/util/bpf_pause_spec.c: a table of good
- * specs with what they must parse to, and bad ones with the words their
- * one-line error must contain.  Built with ASan/UBSan, so leaks and
- * overflows fail it too.
+ * The --bpf-pause/--switch-on spec parser (util/bpf_pause_spec.c): a
+ * table of good specs with what they must parse to, and bad ones with the
+ * words their one-line error must contain.  The parser needs no kernel
+ * support, so this runs anywhere; the project's harness also builds it
+ * on its own under ASan/UBSan, with a tests.h of its own.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/kernel.h>
+
 #include "bpf_pause_spec.h"
+#include "debug.h"
+#include "tests.h"
 
 struct good {
 	const char *str;
@@ -26,10 +31,13 @@ static const struct good good[] = {
 	{ "kretprobe:r:vfs_read", 1, BPF_PAUSE_PROBE__KRETPROBE, false, "vfs_read", NULL },
 	{ "kprobe:p:foo.isra.0", 1, BPF_PAUSE_PROBE__KPROBE, true, "foo.isra.0", NULL },
 	{ "uprobe:r:/bin/true:main", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/true", "main" },
-	{ "uretprobe:p:~/bin/a.out:work", 1, BPF_PAUSE_PROBE__URETPROBE, true, "~/bin/a.out", "work" },
+	{ "uretprobe:p:~/bin/a.out:work",
+	  1, BPF_PAUSE_PROBE__URETPROBE, true, "~/bin/a.out", "work" },
 	{ "uprobe:r:./a b:_Z3fooi", 1, BPF_PAUSE_PROBE__UPROBE, false, "./a b", "_Z3fooi" },
-	{ "tp:r:syscalls:sys_enter_getppid", 1, BPF_PAUSE_PROBE__TRACEPOINT, false, "syscalls", "sys_enter_getppid" },
-	{ "tracepoint:p:sched:sched_switch", 1, BPF_PAUSE_PROBE__TRACEPOINT, true, "sched", "sched_switch" },
+	{ "tp:r:syscalls:sys_enter_getppid",
+	  1, BPF_PAUSE_PROBE__TRACEPOINT, false, "syscalls", "sys_enter_getppid" },
+	{ "tracepoint:p:sched:sched_switch",
+	  1, BPF_PAUSE_PROBE__TRACEPOINT, true, "sched", "sched_switch" },
 	{ "uprobe:r:perf:f,uretprobe:p:perf:f", 2, BPF_PAUSE_PROBE__UPROBE, false, "perf", "f" },
 	{ "tp:r:a:b,tp:p:a:c,kprobe:p:x", 3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
 };
@@ -73,12 +81,13 @@ struct sw {
 };
 
 static const struct sw switches[] = {
-	{ "syscalls:sys_enter_getppid", true, BPF_PAUSE_PROBE__TRACEPOINT, "syscalls", "sys_enter_getppid" },
-	{ "probe:vfs_read", true, BPF_PAUSE_PROBE__TRACEPOINT, "probe", "vfs_read" },
-	{ "kprobe:vfs_read", true, BPF_PAUSE_PROBE__KPROBE, "vfs_read", NULL },
-	{ "kretprobe:vfs_read", true, BPF_PAUSE_PROBE__KRETPROBE, "vfs_read", NULL },
-	{ "uprobe:/bin/x:main", true, BPF_PAUSE_PROBE__UPROBE, "/bin/x", "main" },
-	{ "uretprobe:/bin/x:main", true, BPF_PAUSE_PROBE__URETPROBE, "/bin/x", "main" },
+	{ "syscalls:sys_enter_getppid",
+	  true, BPF_PAUSE_PROBE__TRACEPOINT, "syscalls", "sys_enter_getppid", NULL },
+	{ "probe:vfs_read", true, BPF_PAUSE_PROBE__TRACEPOINT, "probe", "vfs_read", NULL },
+	{ "kprobe:vfs_read", true, BPF_PAUSE_PROBE__KPROBE, "vfs_read", NULL, NULL },
+	{ "kretprobe:vfs_read", true, BPF_PAUSE_PROBE__KRETPROBE, "vfs_read", NULL, NULL },
+	{ "uprobe:/bin/x:main", true, BPF_PAUSE_PROBE__UPROBE, "/bin/x", "main", NULL },
+	{ "uretprobe:/bin/x:main", true, BPF_PAUSE_PROBE__URETPROBE, "/bin/x", "main", NULL },
 	{ "cycles", false, 0, NULL, NULL, "not a tracepoint or probe" },
 	{ "a:b:c", false, 0, NULL, NULL, "not a tracepoint or probe" },
 	{ "uprobe:main", false, 0, NULL, NULL, "missing FUNC" },
@@ -90,7 +99,7 @@ static int failures;
 
 #define CHECK(cond, fmt, ...) do {					\
 	if (!(cond)) {							\
-		printf("FAIL %s:%d: " fmt "\n", __FILE__, __LINE__, ##__VA_ARGS__); \
+		pr_err("FAIL %s:%d: " fmt "\n", __FILE__, __LINE__, ##__VA_ARGS__); \
 		failures++;						\
 	}								\
 } while (0)
@@ -114,6 +123,8 @@ static void check_operands(const char *what, const struct bpf_pause_spec *s,
 		CHECK(streq(s->exe, a) && streq(s->func, b), "%s: exe '%s' func '%s'",
 		      what, s->exe, s->func);
 		break;
+	case BPF_PAUSE_PROBE__TRACEPOINT:
+	case BPF_PAUSE_PROBE__MAX:
 	default:
 		CHECK(streq(s->category, a) && streq(s->name, b) && !s->func,
 		      "%s: tp '%s:%s'", what, s->category, s->name);
@@ -122,7 +133,7 @@ static void check_operands(const char *what, const struct bpf_pause_spec *s,
 
 static void test_good(void)
 {
-	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		struct bpf_pause_specs specs = { 0 };
 		char err[256] = "";
 		int ret = bpf_pause_specs__parse(&specs, good[i].str, err, sizeof(err));
@@ -142,7 +153,7 @@ static void test_good(void)
 
 static void test_bad(void)
 {
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		struct bpf_pause_specs specs = { 0 };
 		char err[256] = "";
 
@@ -161,7 +172,7 @@ static void test_bad(void)
 
 static void test_switch(void)
 {
-	for (size_t i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(switches); i++) {
 		const struct sw *t = &switches[i];
 		struct bpf_pause_specs specs = { 0 };
 		char err[256] = "";
@@ -172,8 +183,10 @@ static void test_switch(void)
 		if (!ret) {
 			CHECK(specs.nr == 1 && !specs.specs[0].pause, "switch-on '%s'", t->event);
 			check_operands(t->event, &specs.specs[0], t->probe, t->a, t->b);
-			ret = bpf_pause_specs__add_switch(&specs, t->event, false, err, sizeof(err));
-			CHECK(!ret && specs.nr == 2 && specs.specs[1].pause, "switch-off '%s'", t->event);
+			ret = bpf_pause_specs__add_switch(&specs, t->event, false,
+							  err, sizeof(err));
+			CHECK(!ret && specs.nr == 2 && specs.specs[1].pause,
+			      "switch-off '%s'", t->event);
 		} else {
 			CHECK(strstr(err, t->word), "switch '%s': message '%s' lacks '%s'",
 			      t->event, err, t->word);
@@ -216,13 +229,16 @@ static void test_resolve_exe(void)
 	CHECK(bpf_pause_spec__resolve_exe("sh", buf, 4) == -1, "short buffer accepted");
 }
 
-int main(void)
+static int test__bpf_pause_spec(struct test_suite *test __maybe_unused,
+				int subtest __maybe_unused)
 {
+	failures = 0;
 	test_good();
 	test_bad();
 	test_switch();
 	test_limit();
 	test_resolve_exe();
-	printf("%s: %d failure(s)\n", failures ? "FAIL" : "PASS", failures);
-	return failures ? 1 : 0;
+	return failures ? TEST_FAIL : TEST_OK;
 }
+
+DEFINE_SUITE("BPF trigger spec parser (--bpf-pause, --switch-on)", bpf_pause_spec);
