@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/err.h>
@@ -375,10 +376,48 @@ static bool all_start_paused(struct evlist *evlist)
 	struct evsel *evsel;
 
 	evlist__for_each_entry(evlist, evsel) {
-		if (evsel__is_windowed(evsel) && !evsel->core.attr.start_paused)
+		if (evsel__is_windowed(evsel__leader(evsel)) && !evsel__is_pause_trigger(evsel) &&
+		    !evsel->core.attr.start_paused)
 			return false;
 	}
 	return true;
+}
+
+/* perf's own pid, as its pid namespace numbers it: it opens no window. */
+static void set_perf_pid(struct pause_window_bpf *s)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st))
+		return;
+	s->rodata->perf_tgid = getpid();
+	s->rodata->perf_ns_dev = st.st_dev;
+	s->rodata->perf_ns_ino = st.st_ino;
+}
+
+/*
+ * perf stat -r: the next run's events replace the last one's, none of
+ * which may stay in the map (it holds them open), and the CPUs' states
+ * start over.  The window counts add up over the runs.
+ */
+static int reset_session(void)
+{
+	int map_fd = bpf_map__fd(skel->maps.events);
+	int nr_cpus = libbpf_num_possible_cpus();
+	u32 key = 0, max = bpf_map__max_entries(skel->maps.events);
+	void *zero;
+	int err;
+
+	for (u32 i = 0; i < max; i++)
+		bpf_map_delete_elem(map_fd, &i);
+	if (nr_cpus <= 0)
+		return -1;
+	zero = calloc(nr_cpus, bpf_map__value_size(skel->maps.cpu_state));
+	if (!zero)
+		return -1;
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.cpu_state), &key, zero, BPF_ANY);
+	free(zero);
+	return err;
 }
 
 static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
@@ -409,7 +448,7 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	skel->rodata->per_cpu_ranges = per_cpu;
 	skel->rodata->filter_threads = !per_cpu || bp->workload_only;
 	skel->rodata->start_paused = all_start_paused(evlist);
-	skel->rodata->perf_tgid = getpid();
+	set_perf_pid(skel);
 	/* Context switches are followed in CPU-bound sessions only. */
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
 
@@ -449,6 +488,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		pr_err("--bpf-pause-workload: needs -a or -C and a workload (per-task sessions only ever window their own threads)\n");
 		goto out;
 	}
+	if (skel && reset_session())
+		goto out;
 	if (!skel && load_skel(bp, evlist, target, nr_leaders))
 		goto out;
 	if (fill_events(bp, evlist, target, nr_leaders))

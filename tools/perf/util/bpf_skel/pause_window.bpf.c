@@ -28,7 +28,9 @@
 
 #include "pause_window.h"
 
-#define READ_ONCE(x)	(*(volatile typeof(x) *)&(x))
+#define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
+#define PF_EXITING		0x00000004
 
 /*
  * The session's group leaders, see bpf_pause.c for the layout: one range
@@ -63,13 +65,33 @@ struct {
 	__uint(max_entries, 1);
 } stats SEC(".maps");
 
-/* CPU-bound sessions: whether the CPU's events run (CPU_RUNNING), if known. */
-enum { CPU_UNKNOWN, CPU_PAUSED, CPU_RUNNING };
+/*
+ * Whether events run: a CPU's (CPU-bound sessions) or a thread's
+ * (per-task), as last set by a program; unknown until the first.
+ */
+enum { STATE_UNKNOWN, STATE_PAUSED, STATE_RUNNING };
+
+/*
+ * CPU-bound sessions, per CPU: the state, the thread its events follow
+ * (set at each context switch: between the switch tracepoint and the
+ * switch itself, current is still the thread going out), and busy/dirty:
+ * a program interrupted while setting the events (a kprobe program in an
+ * IRQ on top of a uprobe one) must not have its work undone by the outer
+ * one, so the nested one only marks the state dirty and the outer one
+ * sets the events again.
+ */
+struct cpu_follow {
+	__u32 state;
+	__u32 busy;
+	__u32 dirty;
+	__u32 pad;
+	__u64 owner;
+};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct cpu_follow));
 	__uint(max_entries, 1);
 } cpu_state SEC(".maps");
 
@@ -78,7 +100,9 @@ const volatile __u32 slots_per_range = 1;
 const volatile bool per_cpu_ranges;	/* CPU-bound session */
 const volatile bool filter_threads;	/* only threads perf gave an entry, and their children */
 const volatile bool start_paused;	/* every windowed event starts paused */
-const volatile __u32 perf_tgid;		/* perf itself: never opens windows */
+const volatile __u32 perf_tgid;		/* perf itself, in its pid namespace: */
+const volatile __u64 perf_ns_dev;	/* never opens windows */
+const volatile __u64 perf_ns_ino;
 
 int bpf_perf_event_pause(void *p__map, u64 flags, bool pause) __ksym __weak;
 void bpf_preempt_disable(void) __ksym __weak;
@@ -97,14 +121,7 @@ struct pause_loop {
 static long pause_slot(__u64 i, void *data)
 {
 	struct pause_loop *l = data;
-	int err;
-
-	/* Loads on any kernel; perf checks the kernel's BTF and says why. */
-	if (!bpf_ksym_exists(bpf_perf_event_pause)) {
-		l->errors++;
-		return 1;
-	}
-	err = bpf_perf_event_pause(&events, l->first + i, l->pause);
+	int err = bpf_perf_event_pause(&events, l->first + i, l->pause);
 
 	/*
 	 * A CPU the thread has no copy on, an event another thread of an
@@ -128,41 +145,28 @@ static void pause_slots(__u32 first, bool pause)
 	struct pause_loop l = { .first = first, .pause = pause };
 	struct pause_stats *st;
 
+	/* Loads on any kernel; perf checks the kernel's BTF and says why. */
+	if (!bpf_ksym_exists(bpf_perf_event_pause))
+		return;
 	bpf_loop(slots_per_range, pause_slot, &l, 0);
 	st = stats_here();
 	if (st && l.errors)
 		__sync_fetch_and_add(&st->errors, l.errors);
 }
 
-/* Per-task sessions: the thread's own range. */
-static void pause_thread(struct pause_thread *pt, bool pause)
+static __u32 depth_of(__u64 depths)
 {
-	if (pt->thread)
-		pause_slots((pt->thread - 1) * slots_per_range, pause);
+	return depths;
 }
 
-/*
- * CPU-bound sessions: make this CPU's events run if @run, else pause
- * them, unless they already do.  Context: preemption disabled.
- */
-static void cpu_follow(bool run)
+static __u32 inherited_of(__u64 depths)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), key = 0, want;
-	__u32 *range = bpf_map_lookup_elem(&cpu_range, &cpu);
-	__u32 *state = bpf_map_lookup_elem(&cpu_state, &key);
-
-	if (!range || !*range || !state)
-		return;
-	want = run ? CPU_RUNNING : CPU_PAUSED;
-	if (*state == want)
-		return;
-	*state = want;
-	pause_slots((*range - 1) * slots_per_range, !run);
+	return depths >> 32;
 }
 
 static bool is_open(struct pause_thread *pt)
 {
-	return pt && READ_ONCE(pt->depth);
+	return pt && depth_of(READ_ONCE(pt->depths));
 }
 
 static struct pause_thread *thread_of(struct task_struct *task, bool create)
@@ -172,20 +176,115 @@ static struct pause_thread *thread_of(struct task_struct *task, bool create)
 	return bpf_task_storage_get(&threads, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 }
 
-/* Close one of @pt's windows: false if none was open. */
+/*
+ * Per-task sessions: set the thread's own range to what its depth says,
+ * again if a nested program changed the depth meanwhile.  Only programs
+ * running on the thread's behalf (its probes, its exit) get here.
+ */
+static void thread_follow(struct pause_thread *pt)
+{
+	__u8 want;
+
+	if (!pt->thread)
+		return;
+	if (READ_ONCE(pt->busy)) {
+		WRITE_ONCE(pt->dirty, 1);
+		return;
+	}
+	WRITE_ONCE(pt->busy, 1);
+	for (int i = 0; i < 4; i++) {
+		WRITE_ONCE(pt->dirty, 0);
+		want = is_open(pt) ? STATE_RUNNING : STATE_PAUSED;
+		if (pt->applied != want) {
+			pt->applied = want;
+			pause_slots((pt->thread - 1) * slots_per_range, want == STATE_PAUSED);
+		}
+		if (!READ_ONCE(pt->dirty))
+			break;
+	}
+	WRITE_ONCE(pt->busy, 0);
+}
+
+/*
+ * CPU-bound sessions: set this CPU's events to what @task's depth says,
+ * if the CPU follows @task (see struct cpu_follow).  Context: preemption
+ * disabled.
+ */
+static void cpu_follow(struct task_struct *task, bool switching)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), key = 0, want;
+	__u32 *range = bpf_map_lookup_elem(&cpu_range, &cpu);
+	struct cpu_follow *cf = bpf_map_lookup_elem(&cpu_state, &key);
+
+	if (!range || !*range || !cf)
+		return;
+	if (switching)
+		WRITE_ONCE(cf->owner, (__u64)task);
+	else if (READ_ONCE(cf->owner) && READ_ONCE(cf->owner) != (__u64)task)
+		return;		/* current is going out: the next one decides */
+	if (READ_ONCE(cf->busy)) {
+		WRITE_ONCE(cf->dirty, 1);
+		return;
+	}
+	WRITE_ONCE(cf->busy, 1);
+	for (int i = 0; i < 4; i++) {
+		WRITE_ONCE(cf->dirty, 0);
+		want = is_open(thread_of(task, false)) ? STATE_RUNNING : STATE_PAUSED;
+		if (cf->state != want) {
+			cf->state = want;
+			pause_slots((*range - 1) * slots_per_range, want == STATE_PAUSED);
+		}
+		if (!READ_ONCE(cf->dirty))
+			break;
+	}
+	WRITE_ONCE(cf->busy, 0);
+}
+
+static void follow(struct task_struct *task, struct pause_thread *pt)
+{
+	if (per_cpu_ranges) {
+		bpf_preempt_disable();
+		cpu_follow(task, false);
+		bpf_preempt_enable();
+	} else {
+		thread_follow(pt);
+	}
+}
+
+/* perf's own threads, in perf's pid namespace. */
+static bool is_perf(void)
+{
+	struct bpf_pidns_info ns;
+
+	return perf_tgid && perf_ns_ino &&
+	       !bpf_get_ns_current_pid_tgid(perf_ns_dev, perf_ns_ino, &ns, sizeof(ns)) &&
+	       ns.tgid == perf_tgid;
+}
+
+/* Open a window of @pt: true if it is its first (outermost) one. */
+static bool open_one(struct pause_thread *pt)
+{
+	return !depth_of(__sync_fetch_and_add(&pt->depths, 1));
+}
+
+/*
+ * Close one of @pt's windows: false if none was open.  Windows it
+ * inherited are the outer ones: its own (the inner ones) close first.
+ */
 static bool close_one(struct pause_thread *pt, bool *last, bool *own)
 {
 	for (int i = 0; i < 8; i++) {
-		__u32 depth = READ_ONCE(pt->depth);
+		__u64 old = READ_ONCE(pt->depths), new;
+		__u32 depth = depth_of(old), inherited = inherited_of(old);
 
 		if (!depth)
 			return false;
-		if (__sync_val_compare_and_swap(&pt->depth, depth, depth - 1) == depth) {
+		*own = depth > inherited;
+		if (!*own)
+			inherited--;
+		new = ((__u64)inherited << 32) | (depth - 1);
+		if (__sync_val_compare_and_swap(&pt->depths, old, new) == old) {
 			*last = depth == 1;
-			/* Inherited windows are closed first: they are the outer ones. */
-			*own = depth > READ_ONCE(pt->inherited);
-			if (!*own)
-				__sync_fetch_and_sub(&pt->inherited, 1);
 			return true;
 		}
 	}
@@ -199,7 +298,10 @@ static int set_paused(bool pause)
 	struct pause_thread *pt;
 	bool last = false, own = true;
 
-	if (!st || (perf_tgid && task->tgid == perf_tgid))
+	if (!st || is_perf())
+		return 0;
+	/* Past its exit tracepoint a thread opens nothing: none would close. */
+	if (!pause && (task->flags & PF_EXITING))
 		return 0;
 	/* Only an open creates a thread's entry. */
 	pt = thread_of(task, !pause);
@@ -212,14 +314,11 @@ static int set_paused(bool pause)
 	}
 
 	if (!pause) {
-		if (__sync_fetch_and_add(&pt->depth, 1)) {
+		if (!open_one(pt)) {
 			__sync_fetch_and_add(&st->nested, 1);
-			if (!per_cpu_ranges)
-				return 0;
-		} else {
-			__sync_fetch_and_add(&st->windows, 1);
-			last = true;
+			return 0;
 		}
+		__sync_fetch_and_add(&st->windows, 1);
 	} else {
 		if (!close_one(pt, &last, &own)) {
 			__sync_fetch_and_add(&st->unbalanced, 1);
@@ -227,18 +326,10 @@ static int set_paused(bool pause)
 		}
 		if (own && last)
 			__sync_fetch_and_add(&st->closes, 1);
-		if (!last && !per_cpu_ranges)
+		if (!last)
 			return 0;
 	}
-
-	if (per_cpu_ranges) {
-		/* The CPU follows current's depth as it is now, not as it was. */
-		bpf_preempt_disable();
-		cpu_follow(is_open(pt));
-		bpf_preempt_enable();
-	} else {
-		pause_thread(pt, pause);
-	}
+	follow(task, pt);
 	return 0;
 }
 
@@ -265,15 +356,18 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(pause_follow_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	__u32 key = 0, *state = bpf_map_lookup_elem(&cpu_state, &key);
-	__u32 cpu = bpf_get_smp_processor_id(), *range;
+	__u32 key = 0;
+	struct cpu_follow *cf = bpf_map_lookup_elem(&cpu_state, &key);
 
-	if (!state || (*state == CPU_UNKNOWN && !start_paused))
+	if (!cf)
 		return 0;
-	range = bpf_map_lookup_elem(&cpu_range, &cpu);
-	if (!range || !*range)
-		return 0;	/* not a session CPU */
-	cpu_follow(is_open(thread_of(next, false)));
+	/*
+	 * Events that did not start paused run as they started until this
+	 * CPU's first window, but a thread with a window open gets them.
+	 */
+	if (cf->state == STATE_UNKNOWN && !start_paused && !is_open(thread_of(next, false)))
+		return 0;
+	cpu_follow(next, true);
 	return 0;
 }
 
@@ -286,6 +380,7 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 {
 	struct pause_thread *pt = thread_of(parent, false), *ct;
 	struct pause_stats *st;
+	__u32 depth;
 
 	if (!pt)
 		return 0;
@@ -296,34 +391,28 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 			__sync_fetch_and_add(&st->untracked, 1);
 		return 0;
 	}
+	depth = depth_of(READ_ONCE(pt->depths));
 	ct->thread = pt->thread;
-	ct->depth = READ_ONCE(pt->depth);
-	ct->inherited = ct->depth;
+	ct->depths = ((__u64)depth << 32) | depth;
 	return 0;
 }
 
 /* A thread that exits or execs inside its windows closes them: count that. */
 static int drop_windows(void)
 {
-	struct pause_thread *pt = thread_of(bpf_get_current_task_btf(), false);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pause_thread *pt = thread_of(task, false);
 	struct pause_stats *st = stats_here();
-	__u32 depth, inherited;
+	__u64 old;
 
 	if (!pt || !st)
 		return 0;
-	depth = __sync_lock_test_and_set(&pt->depth, 0);
-	inherited = __sync_lock_test_and_set(&pt->inherited, 0);
-	if (!depth)
+	old = __sync_lock_test_and_set(&pt->depths, 0);
+	if (!depth_of(old))
 		return 0;
-	if (depth > inherited)
-		__sync_fetch_and_add(&st->dropped, depth - inherited);
-	if (per_cpu_ranges) {
-		bpf_preempt_disable();
-		cpu_follow(false);
-		bpf_preempt_enable();
-	} else {
-		pause_thread(pt, true);
-	}
+	if (depth_of(old) > inherited_of(old))
+		__sync_fetch_and_add(&st->dropped, depth_of(old) - inherited_of(old));
+	follow(task, pt);
 	return 0;
 }
 

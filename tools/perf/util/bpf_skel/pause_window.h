@@ -13,12 +13,18 @@ struct pause_stats {
 	__u64 errors;		/* kfunc errors other than "not this task's" */
 };
 
-/* A thread of the session, in task storage; set by perf for its threads. */
+/*
+ * A thread of the session, in task storage; set by perf for its threads.
+ * depths: the windows it has open (low 32 bits) and, of those, the ones
+ * open in its parent when it was created (high 32 bits), changed as one.
+ */
 struct pause_thread {
-	__u32 depth;		/* windows open: inherited ones plus its own */
-	__u32 inherited;	/* of those, open in its parent when it was created */
+	__u64 depths;
 	__u32 thread;		/* 1 + its thread's index in the events map, or 0 */
-	__u32 pad;
+	__u8  applied;		/* per-task: what its events were last set to */
+	__u8  busy;		/* per-task: a program is setting them */
+	__u8  dirty;		/* per-task: set them again, the depth changed */
+	__u8  pad;
 };
 
 #endif /* __PAUSE_WINDOW_H */
