@@ -424,6 +424,7 @@ static void test_hrtimer_tracepoints(struct test_perf_event_pause *skel)
 	skel->bss->slot = 0;
 	skel->bss->nr_calls = 0;
 	skel->bss->nr_errors = 0;
+	skel->bss->last_err = 0;	/* the errno subtests leave theirs */
 
 	l1 = bpf_program__attach(skel->progs.hrtimer_start_open);
 	l2 = bpf_program__attach(skel->progs.hrtimer_cancel_close);
