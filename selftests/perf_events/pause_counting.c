@@ -5,6 +5,8 @@
  * inside it; and they stay paused across sleeping, DISABLE/ENABLE, RESET
  * and fork (inherit).
  *
+ * PERF_FORMAT_TIME_PAUSED reports how long an event was paused.
+ *
  * Each test checks exact counts of software events it causes itself:
  * page faults (fresh anonymous pages) and context switches (a pipe
  * ping-pong with a thread on the same CPU).  An always-running reference
@@ -234,6 +236,141 @@ TEST_F(counting, survives_disable_enable_reset)
 	touch_fresh_pages(NR_PAGES);
 	window_close();
 	EXPECT_EQ(read_count(self->pf), NR_PAGES);
+}
+
+/*
+ * PERF_FORMAT_TIME_PAUSED: the part of time_running an event spent paused.
+ * task-clock counts exactly the time it is not paused, so running - paused
+ * must match its count; a never-resumed event is paused all its running
+ * time, and an event that is never paused reports 0.
+ */
+struct read_paused {
+	__u64 value, enabled, running, paused;
+};
+
+static struct read_paused read_times(int fd)
+{
+	struct read_paused r = { ~0ULL, 0, 0, ~0ULL };
+
+	if (read(fd, &r, sizeof(r)) != sizeof(r))
+		r.value = ~0ULL;
+	return r;
+}
+
+#define TIMES_FORMAT	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
+			 PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_TIME_PAUSED)
+
+TEST(time_paused_is_time_outside_windows)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct read_paused tc, never, ref;
+	int fd, never_fd, ref_fd, trig[2], err;
+	__u64 inside, slack;
+
+	attr.read_format = TIMES_FORMAT;
+	attr.start_paused = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0) TH_LOG("PERF_FORMAT_TIME_PAUSED: %s", strerror(errno));
+	never_fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(never_fd, 0);
+	attr.start_paused = 0;
+	ref_fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(ref_fd, 0);
+	err = open_window_triggers(fd, trig);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)");
+	ASSERT_EQ(err, 0);
+
+	/* Two windows, paused time around and between them, and a sleep. */
+	burn_cpu_ms(20);
+	window_open();
+	burn_cpu_ms(20);
+	window_close();
+	usleep(20 * 1000);
+	burn_cpu_ms(10);
+	window_open();
+	usleep(10 * 1000);
+	burn_cpu_ms(10);
+	window_close();
+	burn_cpu_ms(10);
+
+	tc = read_times(fd);
+	never = read_times(never_fd);
+	ref = read_times(ref_fd);
+	ASSERT_NE(tc.value, ~0ULL);
+	ASSERT_LE(tc.paused, tc.running);
+	inside = tc.running - tc.paused;
+	/* Both are taken from the context's clock a few instructions apart. */
+	slack = 200 * 1000 + inside / 50;
+	EXPECT_GE(tc.value, 30 * 1000 * 1000ULL);
+	EXPECT_LE(tc.value, inside + slack)
+		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
+		       tc.value, tc.running, tc.paused, inside);
+	EXPECT_GE(tc.value + slack, inside)
+		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
+		       tc.value, tc.running, tc.paused, inside);
+	EXPECT_GE(tc.paused, 40 * 1000 * 1000ULL);
+
+	EXPECT_EQ(never.value, 0);
+	EXPECT_EQ(never.paused, never.running);
+	EXPECT_EQ(ref.paused, 0);
+
+	close(trig[1]);
+	close(trig[0]);
+	close(ref_fd);
+	close(never_fd);
+	close(fd);
+}
+
+/*
+ * The same through a group read (one time_paused per member: triggers are
+ * never paused) and summed over inherited copies: a child that runs paused
+ * adds its paused time to the parent's.
+ */
+TEST(time_paused_group_and_inherited)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct {
+		__u64 nr, enabled, running;
+		struct { __u64 value, paused; } cntr[3];
+	} g;
+	int fd, trig[2], status, err;
+	pid_t pid;
+
+	attr.read_format = TIMES_FORMAT | PERF_FORMAT_GROUP;
+	attr.start_paused = 1;
+	attr.inherit = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	err = open_window_triggers_inherit(fd, trig, 1);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0);
+
+	pid = fork();
+	if (pid == 0) {
+		burn_cpu_ms(30);		/* paused: its running time is */
+		window_open();
+		burn_cpu_ms(10);
+		window_close();
+		_exit(0);
+	}
+	ASSERT_GE(pid, 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+
+	ASSERT_EQ(read(fd, &g, sizeof(g)), sizeof(g));
+	ASSERT_EQ(g.nr, 3);
+	EXPECT_GE(g.cntr[0].paused, 30 * 1000 * 1000ULL)
+		TH_LOG("the child's paused time was not added: %llu ns",
+		       g.cntr[0].paused);
+	EXPECT_LE(g.cntr[0].paused, g.running);
+	EXPECT_GE(g.cntr[0].value, 10 * 1000 * 1000ULL);
+	EXPECT_EQ(g.cntr[1].paused, 0) TH_LOG("a trigger is never paused");
+	EXPECT_EQ(g.cntr[2].paused, 0) TH_LOG("a trigger is never paused");
+
+	close(trig[1]);
+	close(trig[0]);
+	close(fd);
 }
 
 /*

@@ -274,21 +274,36 @@ static void write_sysctl(const char *path, const char *val)
 	}
 }
 
+#define MAX_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
+
+/* Lower perf_event_max_sample_rate to @val; @old gets what it was. */
+static int set_max_sample_rate(const char *val, char old[32])
+{
+	int fd = open(MAX_SAMPLE_RATE, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, old, 31);
+	close(fd);
+	old[n > 0 ? n : 0] = '\0';
+	write_sysctl(MAX_SAMPLE_RATE, val);
+	return n > 0 ? 0 : -1;
+}
+
 /*
  * Throttling stops a whole group and unthrottling restarts it on the next
  * tick: the paused member must not be restarted with it.  A cpu-clock
- * leader sampling every 10 us throttles the group (software events other
- * than the hrtimer ones never throttle); PERF_RECORD_THROTTLE goes to the
- * leader's ring and proves it happened.
+ * leader sampling every 10 us throttles the group (a software event that
+ * counts one per hit, page faults, never does); PERF_RECORD_THROTTLE goes
+ * to the leader's ring and proves it happened.
  */
 TEST(survives_group_throttling)
 {
-	const char *rate = "/proc/sys/kernel/perf_event_max_sample_rate";
 	struct perf_event_attr attr;
 	char old[32] = "100000";
-	int noisy, paused, trig[2], throttles = 0, fd, err;
+	int noisy, paused, trig[2], throttles = 0, err;
 	struct ring ring;
-	ssize_t n;
 
 	attr = sw_attr(PERF_COUNT_SW_CPU_CLOCK);
 	attr.sample_period = 10 * 1000;
@@ -305,19 +320,15 @@ TEST(survives_group_throttling)
 		SKIP(return, "no syscall tracepoints");
 	ASSERT_EQ(err, 0);
 
-	fd = open(rate, O_RDONLY);
-	ASSERT_GE(fd, 0);
-	n = read(fd, old, sizeof(old) - 1);
-	close(fd);
-	old[n > 0 ? n : 0] = '\0';
-	write_sysctl(rate, "1000");	/* one sample per tick at HZ=1000 */
+	/* One sample per tick at HZ=1000. */
+	ASSERT_EQ(set_max_sample_rate("1000", old), 0);
 
 	for (int i = 0; i < 20; i++) {
 		burn_cpu_ms(3);		/* throttles ... */
 		touch_fresh_pages(32);
 		usleep(2000);		/* ... and ticks unthrottle */
 	}
-	write_sysctl(rate, old);
+	write_sysctl(MAX_SAMPLE_RATE, old);
 
 	ring_for_each(&ring, count_throttle, &throttles);
 	ASSERT_GE(throttles, 1) TH_LOG("the group never throttled; test proves nothing");
@@ -336,6 +347,56 @@ TEST(survives_group_throttling)
 	close(trig[0]);
 	close(paused);
 	close(noisy);
+}
+
+/*
+ * Not about pause, but what pause relies on: a group stopped by
+ * throttling, then scheduled out and in before the tick unthrottles it,
+ * must run again.  event_sched_in() clears the throttle and adds each
+ * event with PERF_EF_START, which the tracepoint PMU used to ignore: its
+ * events stayed stopped for good.  sched:sched_stat_runtime counts the
+ * runtime of each update, so with period 1 one hit overflows many times
+ * and throttles the group; it fires in schedule() just before the switch,
+ * so the group is always throttled when it is scheduled out.  Passes with
+ * or without the pause bits.
+ */
+TEST(throttled_tracepoint_group_restarts)
+{
+	long runtime_id = tracepoint_id("sched/sched_stat_runtime");
+	long getppid_id = tracepoint_id("syscalls/sys_enter_getppid");
+	struct perf_event_attr attr;
+	char old[32] = "100000";
+	int leader, member, i;
+	__u64 before;
+
+	if (runtime_id < 0 || getppid_id < 0)
+		SKIP(return, "no sched_stat_runtime or syscall tracepoints");
+	attr = tp_attr(runtime_id);
+	attr.sample_period = 1;
+	leader = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(leader, 0);
+	attr = tp_attr(getppid_id);	/* counts getppid() calls */
+	member = sys_perf_event_open(&attr, 0, -1, leader, 0);
+	ASSERT_GE(member, 0);
+
+	/* Few overflows per hit. */
+	ASSERT_EQ(set_max_sample_rate("1000", old), 0);
+	for (i = 0; i < 5; i++) {
+		burn_cpu_ms(2);
+		usleep(1000);		/* throttled in schedule(), then out */
+	}
+	write_sysctl(MAX_SAMPLE_RATE, old);
+
+	/* No more overflows: nothing throttles or unthrottles the group now. */
+	ASSERT_EQ(ioctl(leader, PERF_EVENT_IOC_PERIOD, &(__u64){ 1ULL << 62 }), 0);
+	before = read_count(member);
+	for (i = 0; i < 100; i++)
+		syscall(__NR_getppid);
+	EXPECT_EQ(read_count(member) - before, 100)
+		TH_LOG("the group stayed stopped after throttling");
+
+	close(member);
+	close(leader);
 }
 
 TEST_HARNESS_MAIN
