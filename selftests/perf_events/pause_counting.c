@@ -77,13 +77,18 @@ FIXTURE_TEARDOWN(counting)
 /* Pipe ping-pong with a thread pinned to our CPU: one switch per round. */
 static int pipes[2][2];
 
+static int echo_burn_ms;	/* CPU the echo thread burns before each reply */
+
 static void *echo_thread(void *arg)
 {
 	char c;
 
-	while (read(pipes[0][0], &c, 1) == 1 && c)
+	while (read(pipes[0][0], &c, 1) == 1 && c) {
+		if (echo_burn_ms)
+			burn_cpu_ms(echo_burn_ms);
 		if (write(pipes[1][1], &c, 1) != 1)
 			break;
+	}
 	return NULL;
 }
 
@@ -383,6 +388,78 @@ TEST(time_paused_group_and_inherited)
 	close(trig[1]);
 	close(trig[0]);
 	close(fd);
+}
+
+/*
+ * Clone contexts: two threads of one process on one CPU swap their
+ * contexts at each switch instead of scheduling them out and in, and the
+ * pause states (and with inherit_stat the counts, times and paused times)
+ * are swapped with them.  The main thread switches to the echo thread
+ * inside each of its windows; the echo thread burns 1 ms a round outside
+ * any window of its own.  None of that may count, and the time inside
+ * windows must still match task-clock, which counts exactly that time.
+ */
+static void check_clone_swaps(struct __test_metadata *_metadata, int inherit_stat)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct read_paused tc, ref;
+	int fd, ref_fd, trig[2], err;
+	__u64 inside, slack;
+	pthread_t t;
+
+	attr.read_format = TIMES_FORMAT;
+	attr.inherit = 1;
+	attr.inherit_stat = inherit_stat;
+	ref_fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(ref_fd, 0);
+	attr.start_paused = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(fd, 0);
+	err = open_window_triggers_inherit(fd, trig, 1);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0);
+
+	echo_burn_ms = 1;
+	t = start_echo();
+	for (int i = 0; i < 50; i++) {
+		window_open();
+		ping_pong(1);
+		window_close();
+	}
+	stop_echo(t);
+	echo_burn_ms = 0;
+
+	tc = read_times(fd);
+	ref = read_times(ref_fd);
+	ASSERT_LE(tc.paused, tc.running);
+	inside = tc.running - tc.paused;
+	/* Each switch back in inside a window: a few us of running time. */
+	slack = 200 * 1000 + 100 * 20 * 1000 + inside / 50;
+	EXPECT_GE(ref.value, 50 * 1000 * 1000ULL) TH_LOG("the echo thread did not burn");
+	EXPECT_LT(tc.value, 25 * 1000 * 1000ULL)
+		TH_LOG("%llu ns counted: the echo thread's time got into windows", tc.value);
+	EXPECT_LE(tc.value, inside + slack)
+		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
+		       tc.value, tc.running, tc.paused, inside);
+	EXPECT_GE(tc.value + slack, inside)
+		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
+		       tc.value, tc.running, tc.paused, inside);
+
+	close(trig[1]);
+	close(trig[0]);
+	close(fd);
+	close(ref_fd);
+}
+
+TEST(time_paused_across_clone_swaps)
+{
+	check_clone_swaps(_metadata, 0);
+}
+
+TEST(time_paused_across_clone_swaps_inherit_stat)
+{
+	check_clone_swaps(_metadata, 1);
 }
 
 /*
