@@ -137,6 +137,24 @@ static inline int open_window_triggers(int group_fd, int fds[2])
 	return open_window_triggers_inherit(group_fd, fds, 0);
 }
 
+/* @attr started paused, with window triggers in its group: its fd or -errno. */
+static inline int open_paused_group(struct perf_event_attr *attr, int trig[2], int inherit)
+{
+	int fd, err;
+
+	attr->start_paused = 1;
+	attr->inherit = inherit;
+	fd = sys_perf_event_open(attr, 0, -1, -1, 0);
+	if (fd < 0)
+		return -errno;
+	err = open_window_triggers_inherit(fd, trig, inherit);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 /* Touch @n fresh anonymous pages: exactly @n page faults. */
 static inline int touch_fresh_pages(int n)
 {
