@@ -29,11 +29,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/err.h>
+#include <linux/perf_event.h>
 #include <linux/zalloc.h>
 
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <api/fs/tracing_path.h>
 #include <internal/xyarray.h>
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
@@ -245,12 +247,90 @@ static struct bpf_link *attach_uprobe(const struct bpf_pause_spec *spec, bool re
 	return NULL;
 }
 
+/*
+ * perf probe and SDT events (probe:NAME, probe_EXE:NAME, sdt_LIB:NAME) are
+ * kprobe and uprobe trace events, listed in dynamic_events as
+ * "p:GROUP/NAME ..." or "r:GROUP/NAME ...": they take a kprobe program,
+ * not a tracepoint one.
+ */
+static bool trace_event_is_probe(const char *category, const char *name)
+{
+	char path[PATH_MAX], line[1024], event[512];
+	bool found = false;
+	FILE *fp;
+
+	snprintf(event, sizeof(event), "%s/%s", category, name);
+	snprintf(path, sizeof(path), "%s/dynamic_events", tracing_path_mount());
+	fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		char *ev = strchr(line, ':');
+
+		if ((line[0] != 'p' && line[0] != 'r') || !ev)
+			continue;
+		ev[strcspn(ev, " \n")] = '\0';
+		found = !strcmp(ev + 1, event);
+	}
+	fclose(fp);
+	return found;
+}
+
+/*
+ * Through a perf event of the trace event, on one CPU: the programs of a
+ * kprobe or uprobe trace event run for every hit, on any CPU and task
+ * (the perf event only carries them).  The link closes the perf event.
+ */
+static struct bpf_link *attach_probe_event(const struct bpf_pause_spec *spec)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = spec->pause);
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.sample_period = 1,
+	};
+	char path[PATH_MAX];
+	struct bpf_link *link;
+	long id = -1;
+	FILE *fp;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracing_path_mount(),
+		 spec->category, spec->name);
+	fp = fopen(path, "r");
+	if (!fp || fscanf(fp, "%ld", &id) != 1)
+		id = -1;
+	if (fp)
+		fclose(fp);
+	if (id < 0) {
+		pr_err("--%s: '%s': cannot read the id of probe event '%s:%s'\n",
+		       spec->option, spec->text, spec->category, spec->name);
+		return NULL;
+	}
+	attr.config = id;
+	fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		pr_err("--%s: '%s': cannot open probe event '%s:%s': %s\n",
+		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
+		return NULL;
+	}
+	link = bpf_program__attach_perf_event_opts(skel->progs.pause_probe, fd, &opts);
+	if (!link) {
+		pr_err("--%s: '%s': cannot attach to probe event '%s:%s': %s\n",
+		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
+		close(fd);
+	}
+	return link;
+}
+
 static struct bpf_link *attach_tracepoint(const struct bpf_pause_spec *spec,
 					  bool retprobe __maybe_unused)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = spec->pause);
 	struct bpf_link *link;
 
+	if (trace_event_is_probe(spec->category, spec->name))
+		return attach_probe_event(spec);
 	link = bpf_program__attach_tracepoint_opts(skel->progs.pause_tracepoint,
 						   spec->category, spec->name, &opts);
 	if (!link && errno == ENOENT)

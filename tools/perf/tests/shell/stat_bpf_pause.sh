@@ -26,6 +26,7 @@ out=$(mktemp /tmp/__perf_test.stat.XXXXX)
 
 cleanup() {
   rm -f "${out}"
+  perf probe -q -d 'pw:*' 2>/dev/null || true
   trap - EXIT TERM INT
 }
 trap 'cleanup; exit 1' TERM INT
@@ -64,6 +65,23 @@ check "--switch-on/--switch-off tracepoints" 0 yes -e page-faults,context-switch
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
 check "--switch-on/--switch-off kprobes" 0 yes -e page-faults,context-switches \
   --switch-on=kretprobe:__x64_sys_getppid --switch-off=kprobe:__x64_sys_getpgid
+# perf probe events are kprobe and uprobe trace events: they take the
+# kprobe program, through a perf event of the trace event.
+echo "--- perf probe events"
+# (perf probe names a return probe EVENT__return.)
+if perf probe -q -a 'pw:getppid=__x64_sys_getppid%return' -a 'pw:getpgid=__x64_sys_getpgid' &&
+   perf probe -q -x "${pw_perf}" -a 'pw:inside=pause_window_inside' \
+     -a 'pw:inside=pause_window_inside%return'; then
+  check "--switch-on/--switch-off perf probe kprobes" 0 yes -e page-faults,context-switches \
+    --switch-on=pw:getppid__return --switch-off=pw:getpgid
+  check "--switch-on/--switch-off perf probe uprobes" 1 yes -e page-faults,context-switches \
+    --switch-on=pw:inside --switch-off=pw:inside__return
+else
+  echo "FAIL: perf probe -a could not add the probes"
+  err=1
+fi
+perf probe -q -d 'pw:*' || true
+
 # A bare library name, found as ld.so would: a window per call of libc's
 # syscall(), which the workload makes once before its rounds and twice in
 # each (getppid, getpgid).
