@@ -68,12 +68,25 @@
 #define PIDFD_THREAD	O_EXCL
 #endif
 
-static struct pause_window_bpf *skel;
+/* What a session loaded and attached, from bpf_pause__install() to _cleanup(). */
+struct bpf_pause_session {
+	struct pause_window_bpf	*skel;
+	struct bpf_link		*links[BPF_PAUSE_MAX_SPECS];
+	int			nr_links;
+	bool			attached;	/* perf stat -r: once for all runs */
+};
+
+/* The BPF counters summed over CPUs, and the hits no program ran for. */
+struct window_counts {
+	struct pause_stats	sum;
+	u64			missed;
+};
+
 /* The option the user gave first (--bpf-pause, --switch-on, ...), for messages. */
-static const char *opt = "bpf-pause";
-static struct bpf_link *links[BPF_PAUSE_MAX_SPECS];
-static int nr_links;
-static bool attached;	/* perf stat -r: once for all runs */
+static const char *option(const struct bpf_pause *bp)
+{
+	return bp->option ?: "bpf-pause";
+}
 
 static int quiet_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -82,11 +95,11 @@ static int quiet_libbpf_print(enum libbpf_print_level level, const char *fmt, va
 	return vfprintf(stderr, fmt, ap);
 }
 
-static bool evsel__is_pause_trigger(const struct evsel *evsel)
+/* Triggers act on their group, generic or AUX: no window gates them. */
+static bool evsel__is_any_trigger(const struct evsel *evsel)
 {
-	const struct perf_event_attr *attr = &evsel->core.attr;
-
-	return attr->pause || attr->resume || attr->aux_pause || attr->aux_resume;
+	return evsel__is_pause_trigger(evsel) || evsel->core.attr.aux_pause ||
+	       evsel->core.attr.aux_resume;
 }
 
 /* Events perf reads itself (tool, hwmon, drm PMUs): no kernel event to pause. */
@@ -105,12 +118,12 @@ static bool evsel__read_by_perf(struct evsel *evsel)
  */
 static bool evsel__is_windowed(struct evsel *evsel)
 {
-	return evsel__is_group_leader(evsel) && !evsel__is_pause_trigger(evsel) &&
+	return evsel__is_group_leader(evsel) && !evsel__is_any_trigger(evsel) &&
 	       !evsel__is_dummy_event(evsel) && !evsel__is_bpf_output(evsel) &&
 	       !evsel__read_by_perf(evsel);
 }
 
-static int check_kernel_support(void)
+static int check_kernel_support(const char *opt)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	int id;
@@ -132,16 +145,15 @@ static int check_kernel_support(void)
 
 int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 {
+	const char *opt = option(bp);
 	struct evsel *evsel;
 	int nr = 0;
 
-	if (bp->option)
-		opt = bp->option;
 	if (!bp->specs.nr) {
 		pr_err("--bpf-pause-workload: no trigger to restrict: give --bpf-pause, --switch-on or --switch-off too\n");
 		return -1;
 	}
-	if (check_kernel_support())
+	if (check_kernel_support(opt))
 		return -1;
 
 	evlist__for_each_entry(evlist, evsel) {
@@ -150,7 +162,7 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 				   opt, evsel__name(evsel));
 			continue;
 		}
-		if (!evsel__is_windowed(evsel__leader(evsel)) || evsel__is_pause_trigger(evsel))
+		if (!evsel__is_windowed(evsel__leader(evsel)) || evsel__is_any_trigger(evsel))
 			continue;
 		/*
 		 * --switch-on: nothing is counted before the first switch-on,
@@ -186,7 +198,8 @@ static bool kallsyms_has(const char *func)
 	return found;
 }
 
-static struct bpf_link *attach_kprobe(const struct bpf_pause_spec *spec, bool retprobe)
+static struct bpf_link *attach_kprobe(struct pause_window_bpf *skel, const struct bpf_pause_spec *spec,
+				     bool retprobe)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause);
 	struct bpf_link *link;
@@ -209,7 +222,8 @@ static bool is_bare_library(const char *exe)
 	return !strchr(exe, '/') && strstr(exe, ".so.");
 }
 
-static struct bpf_link *attach_uprobe(const struct bpf_pause_spec *spec, bool retprobe)
+static struct bpf_link *attach_uprobe(struct pause_window_bpf *skel, const struct bpf_pause_spec *spec,
+				     bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause,
 		    .func_name = spec->func);
@@ -281,7 +295,8 @@ static bool trace_event_is_probe(const char *category, const char *name)
  * kprobe or uprobe trace event run for every hit, on any CPU and task
  * (the perf event only carries them).  The link closes the perf event.
  */
-static struct bpf_link *attach_probe_event(const struct bpf_pause_spec *spec)
+static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
+					   const struct bpf_pause_spec *spec)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = spec->pause);
 	struct perf_event_attr attr = {
@@ -323,14 +338,15 @@ static struct bpf_link *attach_probe_event(const struct bpf_pause_spec *spec)
 	return link;
 }
 
-static struct bpf_link *attach_tracepoint(const struct bpf_pause_spec *spec,
+static struct bpf_link *attach_tracepoint(struct pause_window_bpf *skel,
+					  const struct bpf_pause_spec *spec,
 					  bool retprobe __maybe_unused)
 {
 	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = spec->pause);
 	struct bpf_link *link;
 
 	if (trace_event_is_probe(spec->category, spec->name))
-		return attach_probe_event(spec);
+		return attach_probe_event(skel, spec);
 	link = bpf_program__attach_tracepoint_opts(skel->progs.pause_tracepoint,
 						   spec->category, spec->name, &opts);
 	if (!link && errno == ENOENT)
@@ -343,7 +359,8 @@ static struct bpf_link *attach_tracepoint(const struct bpf_pause_spec *spec,
 }
 
 static const struct {
-	struct bpf_link *(*attach)(const struct bpf_pause_spec *spec, bool retprobe);
+	struct bpf_link *(*attach)(struct pause_window_bpf *skel,
+				   const struct bpf_pause_spec *spec, bool retprobe);
 	bool retprobe;
 } probe_attach[BPF_PAUSE_PROBE__MAX] = {
 	[BPF_PAUSE_PROBE__KPROBE]	= { attach_kprobe, false },
@@ -354,7 +371,7 @@ static const struct {
 };
 
 /* Give thread @tid of the session its entry: @idx (1 + its index), or 0 (filter only). */
-static int add_thread(pid_t tid, u32 idx)
+static int add_thread(struct pause_window_bpf *skel, pid_t tid, u32 idx)
 {
 	struct pause_thread pt = { .thread = idx };
 	int fd = syscall(__NR_pidfd_open, tid, PIDFD_THREAD), err;
@@ -376,13 +393,14 @@ static int add_thread(pid_t tid, u32 idx)
 static int fill_threads(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
 {
 	struct perf_thread_map *threads = evlist__core(evlist)->threads;
+	struct pause_window_bpf *skel = bp->session->skel;
 	pid_t pid = evlist__workload_pid(evlist);
 
 	if (target__has_cpu(target))
-		return bp->workload_only ? add_thread(pid, 0) : 0;
+		return bp->workload_only ? add_thread(skel, pid, 0) : 0;
 	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
 		pid = perf_thread_map__pid(threads, t);
-		if (pid > 0 && add_thread(pid, t + 1))
+		if (pid > 0 && add_thread(skel, pid, t + 1))
 			return -1;
 	}
 	return 0;
@@ -390,6 +408,8 @@ static int fill_threads(struct bpf_pause *bp, struct evlist *evlist, struct targ
 
 static void report_map_error(struct evsel *evsel, const struct bpf_pause *bp)
 {
+	const char *opt = option(bp);
+
 	if (errno == EOPNOTSUPP && evsel->core.attr.inherit)
 		pr_err("--%s: this kernel does not let BPF pause inherited events (%s): pass %s, or use -a\n",
 		       opt, evsel__name(evsel), bp->inherit_hint ?: "--no-inherit");
@@ -404,6 +424,7 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	struct perf_cpu_map *all_cpus = evlist__core(evlist)->all_cpus;
 	int nr_cpus = perf_cpu_map__nr(all_cpus);
 	int nr_threads = perf_thread_map__nr(evlist__core(evlist)->threads);
+	struct pause_window_bpf *skel = bp->session->skel;
 	int range_fd = bpf_map__fd(skel->maps.cpu_range);
 	int map_fd = bpf_map__fd(skel->maps.events);
 	bool per_cpu = target__has_cpu(target);
@@ -456,7 +477,7 @@ static bool all_start_paused(struct evlist *evlist)
 	struct evsel *evsel;
 
 	evlist__for_each_entry(evlist, evsel) {
-		if (evsel__is_windowed(evsel__leader(evsel)) && !evsel__is_pause_trigger(evsel) &&
+		if (evsel__is_windowed(evsel__leader(evsel)) && !evsel__is_any_trigger(evsel) &&
 		    !evsel->core.attr.start_paused)
 			return false;
 	}
@@ -480,7 +501,7 @@ static void set_perf_pid(struct pause_window_bpf *s)
  * which may stay in the map (it holds them open), and the CPUs' states
  * start over.  The window counts add up over the runs.
  */
-static int reset_session(void)
+static int reset_session(struct pause_window_bpf *skel)
 {
 	int map_fd = bpf_map__fd(skel->maps.events);
 	int nr_cpus = libbpf_num_possible_cpus();
@@ -510,6 +531,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	u64 nr_slots = (u64)nr_cpus * nr_threads * nr_leaders;
 	u64 range = (u64)(per_cpu ? nr_threads : nr_cpus) * nr_leaders;
 	int max_cpu = perf_cpu_map__max(all_cpus).cpu;
+	const char *opt = option(bp);
+	struct pause_window_bpf *skel;
 
 	if (nr_slots > MAX_SLOTS || range > MAX_RANGE) {
 		pr_err("--%s: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n",
@@ -522,6 +545,7 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 		pr_err("--%s: cannot open the BPF trigger program: %s\n", opt, strerror(errno));
 		return -1;
 	}
+	bp->session->skel = skel;	/* destroyed by bpf_pause__cleanup() */
 	bpf_map__set_max_entries(skel->maps.events, nr_slots);
 	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
 	skel->rodata->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
@@ -552,8 +576,16 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
 {
 	libbpf_print_fn_t old_print = libbpf_set_print(quiet_libbpf_print);
+	const char *opt = option(bp);
+	struct bpf_pause_session *s;
 	struct evsel *evsel;
 	int nr_leaders = 0, err = -1;
+
+	if (!bp->session)
+		bp->session = zalloc(sizeof(*bp->session));
+	s = bp->session;
+	if (!s)
+		goto out;
 
 	evlist__for_each_entry(evlist, evsel)
 		nr_leaders += evsel__is_windowed(evsel);
@@ -568,9 +600,9 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		pr_err("--bpf-pause-workload: needs -a or -C and a workload (per-task sessions only ever window their own threads)\n");
 		goto out;
 	}
-	if (skel && reset_session())
+	if (s->skel && reset_session(s->skel))
 		goto out;
-	if (!skel && load_skel(bp, evlist, target, nr_leaders))
+	if (!s->skel && load_skel(bp, evlist, target, nr_leaders))
 		goto out;
 	if (fill_events(bp, evlist, target, nr_leaders))
 		goto out;
@@ -586,20 +618,21 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	 * running process (-p) after its uprobe it would miss the return of
 	 * a call already entered, and leave that window open for ever.
 	 */
-	for (int pass = 0; !attached && pass < 2; pass++) {
+	for (int pass = 0; !s->attached && pass < 2; pass++) {
 		for (int i = 0; i < bp->specs.nr; i++) {
 			const struct bpf_pause_spec *spec = &bp->specs.specs[i];
 			bool retprobe = probe_attach[spec->probe].retprobe;
 
 			if (spec->pause != !pass)
 				continue;
-			links[nr_links] = probe_attach[spec->probe].attach(spec, retprobe);
-			if (!links[nr_links])
+			s->links[s->nr_links] = probe_attach[spec->probe].attach(s->skel, spec,
+										 retprobe);
+			if (!s->links[s->nr_links])
 				goto out;
-			nr_links++;
+			s->nr_links++;
 		}
 	}
-	attached = true;
+	s->attached = true;
 	err = 0;
 out:
 	libbpf_set_print(old_print);
@@ -617,8 +650,9 @@ static u64 prog_misses(struct bpf_program *prog)
 	return info.recursion_misses;
 }
 
-int bpf_pause__read(struct bpf_pause_counts *counts)
+static int read_counts(const struct bpf_pause *bp, struct window_counts *counts)
 {
+	struct pause_window_bpf *skel = bp->session ? bp->session->skel : NULL;
 	int nr_cpus = libbpf_num_possible_cpus();
 	struct pause_stats *st;
 	u32 key = 0;
@@ -633,14 +667,13 @@ int bpf_pause__read(struct bpf_pause_counts *counts)
 		free(st);
 		return -1;
 	}
+	/* All of struct pause_stats is u64 counters. */
 	for (int i = 0; i < nr_cpus; i++) {
-		counts->windows += st[i].windows;
-		counts->closes += st[i].closes;
-		counts->nested += st[i].nested;
-		counts->unbalanced += st[i].unbalanced;
-		counts->dropped += st[i].dropped;
-		counts->untracked += st[i].untracked;
-		counts->errors += st[i].errors;
+		const __u64 *src = (const __u64 *)&st[i];
+		__u64 *dst = (__u64 *)&counts->sum;
+
+		for (size_t j = 0; j < sizeof(*st) / sizeof(*src); j++)
+			dst[j] += src[j];
 	}
 	free(st);
 	counts->missed = prog_misses(skel->progs.pause_probe) +
@@ -649,7 +682,7 @@ int bpf_pause__read(struct bpf_pause_counts *counts)
 }
 
 /* Windows opened and neither closed nor dropped: still open at the end. */
-static u64 still_open(const struct bpf_pause_counts *c)
+static u64 still_open(const struct pause_stats *c)
 {
 	u64 ended = c->closes + c->dropped;
 
@@ -657,8 +690,10 @@ static u64 still_open(const struct bpf_pause_counts *c)
 }
 
 /* ", 2 nested, 1 unbalanced close ignored, ...": what is not zero. */
-static void fprintf_anomalies(FILE *fp, const struct bpf_pause_counts *c)
+static void fprintf_anomalies(FILE *fp, const struct window_counts *wc)
 {
+	const struct pause_stats *c = &wc->sum;
+
 	if (c->nested)
 		fprintf(fp, ", %llu nested", (unsigned long long)c->nested);
 	if (c->unbalanced)
@@ -672,59 +707,63 @@ static void fprintf_anomalies(FILE *fp, const struct bpf_pause_counts *c)
 	if (c->untracked)
 		fprintf(fp, ", %llu opens by threads outside the session ignored",
 			(unsigned long long)c->untracked);
-	if (c->missed)
+	if (wc->missed)
 		fprintf(fp, ", %llu trigger hits missed (BPF recursion)",
-			(unsigned long long)c->missed);
+			(unsigned long long)wc->missed);
 }
 
-void bpf_pause__fprintf(FILE *fp, const char *sep)
+void bpf_pause__fprintf(const struct bpf_pause *bp, FILE *fp, const char *sep)
 {
-	struct bpf_pause_counts c;
+	struct window_counts wc;
+	const struct pause_stats *c = &wc.sum;
 
-	if (bpf_pause__read(&c))
+	if (read_counts(bp, &wc))
 		return;
 	if (sep) {
 		fprintf(fp, "%llu%sbpf-pause-windows%s%llu%sbpf-pause-closes",
-			(unsigned long long)c.windows, sep, sep,
-			(unsigned long long)c.closes, sep);
+			(unsigned long long)c->windows, sep, sep,
+			(unsigned long long)c->closes, sep);
 		fprintf(fp, "%s%llu%sbpf-pause-nested%s%llu%sbpf-pause-unbalanced",
-			sep, (unsigned long long)c.nested, sep, sep,
-			(unsigned long long)c.unbalanced, sep);
+			sep, (unsigned long long)c->nested, sep, sep,
+			(unsigned long long)c->unbalanced, sep);
 		fprintf(fp, "%s%llu%sbpf-pause-dropped%s%llu%sbpf-pause-open",
-			sep, (unsigned long long)c.dropped, sep, sep,
-			(unsigned long long)still_open(&c), sep);
+			sep, (unsigned long long)c->dropped, sep, sep,
+			(unsigned long long)still_open(c), sep);
 		fprintf(fp, "%s%llu%sbpf-pause-untracked%s%llu%sbpf-pause-missed\n",
-			sep, (unsigned long long)c.untracked, sep, sep,
-			(unsigned long long)c.missed, sep);
+			sep, (unsigned long long)c->untracked, sep, sep,
+			(unsigned long long)wc.missed, sep);
 	} else {
 		fprintf(fp, "%19llu      windows opened by --bpf-pause (%llu closed",
-			(unsigned long long)c.windows, (unsigned long long)c.closes);
-		fprintf_anomalies(fp, &c);
+			(unsigned long long)c->windows, (unsigned long long)c->closes);
+		fprintf_anomalies(fp, &wc);
 		fprintf(fp, ")\n\n");
 	}
-	if (c.errors)
-		pr_warning("--%s: %llu pause/resume calls failed\n", opt,
-			   (unsigned long long)c.errors);
+	if (c->errors)
+		pr_warning("--%s: %llu pause/resume calls failed\n", option(bp),
+			   (unsigned long long)c->errors);
 }
 
-void bpf_pause__fprintf_summary(FILE *fp)
+void bpf_pause__fprintf_summary(const struct bpf_pause *bp, FILE *fp)
 {
-	struct bpf_pause_counts c;
+	struct window_counts wc;
 
-	if (bpf_pause__read(&c))
+	if (read_counts(bp, &wc))
 		return;
 	fprintf(fp, "[ perf record: %llu windows opened, %llu closed by --bpf-pause",
-		(unsigned long long)c.windows, (unsigned long long)c.closes);
-	fprintf_anomalies(fp, &c);
+		(unsigned long long)wc.sum.windows, (unsigned long long)wc.sum.closes);
+	fprintf_anomalies(fp, &wc);
 	fprintf(fp, " ]\n");
 }
 
 void bpf_pause__cleanup(struct bpf_pause *bp)
 {
-	while (nr_links > 0)
-		bpf_link__destroy(links[--nr_links]);
-	attached = false;
-	pause_window_bpf__destroy(skel);
-	skel = NULL;
+	struct bpf_pause_session *s = bp->session;
+
+	if (s) {
+		while (s->nr_links > 0)
+			bpf_link__destroy(s->links[--s->nr_links]);
+		pause_window_bpf__destroy(s->skel);
+		zfree(&bp->session);
+	}
 	bpf_pause_specs__exit(&bp->specs);
 }

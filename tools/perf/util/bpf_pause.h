@@ -14,6 +14,7 @@
 
 #include "bpf_pause_spec.h"
 
+struct bpf_pause_session;
 struct evlist;
 struct option;
 struct target;
@@ -25,18 +26,7 @@ struct bpf_pause {
 	bool			workload_only;	/* -a/-C: only the workload opens windows */
 	const char		*option;	/* the first option given, for messages */
 	const char		*inherit_hint;	/* what turns inherit off */
-};
-
-/* Summed over CPUs; see struct pause_stats. */
-struct bpf_pause_counts {
-	u64	windows;	/* opened */
-	u64	closes;
-	u64	nested;		/* opens inside an open window */
-	u64	unbalanced;	/* closes with none open, ignored */
-	u64	dropped;	/* left open by a thread at exit or exec */
-	u64	untracked;	/* opens by threads outside the session, ignored */
-	u64	missed;		/* trigger hits with no program run (recursion) */
-	u64	errors;
+	struct bpf_pause_session *session;	/* what bpf_pause__install() set up */
 };
 
 #define BPF_PAUSE_SPEC_HELP \
@@ -64,11 +54,10 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist);
 /* After they are opened: fill the event map, attach the triggers. */
 int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
 		       struct target *target);
-int bpf_pause__read(struct bpf_pause_counts *counts);
 /* perf stat: the windows, after the counts (sep: -x's separator or NULL) */
-void bpf_pause__fprintf(FILE *fp, const char *sep);
+void bpf_pause__fprintf(const struct bpf_pause *bp, FILE *fp, const char *sep);
 /* perf record: the windows, after its summary */
-void bpf_pause__fprintf_summary(FILE *fp);
+void bpf_pause__fprintf_summary(const struct bpf_pause *bp, FILE *fp);
 void bpf_pause__cleanup(struct bpf_pause *bp);
 #else
 #include "debug.h"
@@ -87,17 +76,14 @@ static inline int bpf_pause__install(struct bpf_pause *bp __maybe_unused,
 	return -1;
 }
 
-static inline int bpf_pause__read(struct bpf_pause_counts *counts __maybe_unused)
-{
-	return -1;
-}
-
-static inline void bpf_pause__fprintf(FILE *fp __maybe_unused,
+static inline void bpf_pause__fprintf(const struct bpf_pause *bp __maybe_unused,
+				      FILE *fp __maybe_unused,
 				      const char *sep __maybe_unused)
 {
 }
 
-static inline void bpf_pause__fprintf_summary(FILE *fp __maybe_unused)
+static inline void bpf_pause__fprintf_summary(const struct bpf_pause *bp __maybe_unused,
+					      FILE *fp __maybe_unused)
 {
 }
 

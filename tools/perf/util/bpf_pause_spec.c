@@ -45,11 +45,6 @@ static const struct {
 	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{p|r}:CATEGORY:NAME", { "CATEGORY", "NAME" } },
 };
 
-const char *bpf_pause_probe__name(enum bpf_pause_probe probe)
-{
-	return probe < BPF_PAUSE_PROBE__MAX ? probe_names[probe].name : "?";
-}
-
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

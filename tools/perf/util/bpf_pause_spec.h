@@ -60,8 +60,6 @@ int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event
 
 void bpf_pause_specs__exit(struct bpf_pause_specs *specs);
 
-const char *bpf_pause_probe__name(enum bpf_pause_probe probe);
-
 /*
  * Resolve a uprobe's EXE the way a shell finds a command: "~/x" and "~"
  * from $HOME, a path with a '/' against the current directory, a bare

@@ -42,11 +42,6 @@ static int pause_action__parse(const char *str)
 	return -1;
 }
 
-static bool evsel__is_trigger(const struct evsel *evsel)
-{
-	return evsel->core.attr.pause || evsel->core.attr.resume;
-}
-
 /*
  * A trigger acts on overflow: every hit, unless the user gave it a period
  * or frequency.  As a (non-weak) period term, so that perf record's -c
@@ -99,7 +94,7 @@ static struct evsel *window_leader(struct evlist *evlist, struct evsel *trigger)
 			break;
 		if (evsel->core.attr.start_paused)
 			paused = evsel__leader(evsel);
-		else if (!evsel__is_trigger(evsel))
+		else if (!evsel__is_pause_trigger(evsel))
 			plain = evsel__leader(evsel);
 	}
 	return paused ?: plain;
@@ -135,10 +130,10 @@ int evlist__parse_pause_action(struct evlist *evlist)
 		return 0;
 
 	evlist__for_each_entry(evlist, evsel) {
-		if (!evsel__is_trigger(evsel))
+		if (!evsel__is_pause_trigger(evsel))
 			continue;
 		leader = evsel__leader(evsel);
-		if (leader != evsel && !evsel__is_trigger(leader))
+		if (leader != evsel && !evsel__is_pause_trigger(leader))
 			continue;	/* grouped by the user */
 		leader = window_leader(evlist, evsel);
 		if (!leader) {
@@ -154,7 +149,7 @@ int evlist__parse_pause_action(struct evlist *evlist)
 		/* One window for the whole group. */
 		if (leader->core.attr.start_paused) {
 			for_each_group_member(member, leader) {
-				if (!evsel__is_trigger(member))
+				if (!evsel__is_pause_trigger(member))
 					member->core.attr.start_paused = 1;
 			}
 		}
