@@ -42,6 +42,8 @@ struct bpf_pause {
 int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset);
+/* Without BPF skeletons, refuse the options above while parsing, saying why. */
+void bpf_pause__set_nobuild(struct option *options);
 
 static inline bool bpf_pause__active(const struct bpf_pause *bp)
 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Option callbacks of --bpf-pause, --switch-on and --switch-off. */
+#include <linux/kernel.h>
 #include <subcmd/parse-options.h>
 
 #include "bpf_pause.h"
@@ -58,4 +59,21 @@ int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int un
 int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset)
 {
 	return add_switch(opt, str, unset, false);
+}
+
+void bpf_pause__set_nobuild(struct option *options)
+{
+#ifndef HAVE_BPF_SKEL
+	static const char * const names[] = {
+		"bpf-pause", "bpf-aux-pause", "switch-on", "switch-off", "bpf-pause-workload",
+	};
+
+	/* Not ignored, as --off-cpu is: everything would be counted. */
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		set_option_nobuild(options, '\0', names[i],
+				   "perf was built without BPF skeletons (build with BUILD_BPF_SKEL=1)",
+				   false);
+#else
+	(void)options;
+#endif
 }

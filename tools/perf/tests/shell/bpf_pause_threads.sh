@@ -111,6 +111,15 @@ for args in "" "-a" "--per-thread"; do
     "${pf}" "${pf}" || err=1
 done
 
+# Trigger events, no BPF: per-task perf record opens one group per
+# thread for them, so a window follows its thread to the other CPU.
+echo "--- perf record per-task, action= trigger events, migrate"
+perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/ \
+  -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- \
+  perf test -w pause_window "${rounds}" 0 0 migrate
+pw_in_range "perf record, trigger events: page-fault samples" "$(count_faults)" \
+  "${pf}" "${pf}" || err=1
+
 # Attach to a running process: closes are attached before opens, so no
 # window it is in already stays open for ever; the session may end in
 # one, so its faults are between the closed windows' and the opened ones'

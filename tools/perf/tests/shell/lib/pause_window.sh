@@ -19,7 +19,7 @@ pw_skip_without_kfunc() {
     echo "$1 [Skipped: kernel has no bpf_perf_event_pause() kfunc]"
     exit 2
   fi
-  if ! perf version --build-options | grep -Eq 'bpf_skeletons: +\[ on'; then
+  if ! perf check feature -q bpf_skeletons; then
     echo "$1 [Skipped: perf built without BPF skeletons]"
     exit 2
   fi
