@@ -95,6 +95,30 @@ for pmu in msr pause_test_hw; do
   expect_error "the ${pmu} PMU cannot pause its events" stat -e "${ev}"
 done
 
+# perf check pause: what the kernel can pause, asked of it.
+echo "--- perf check pause"
+if ! perf check pause >"${log}" 2>&1; then
+  echo "FAIL: perf check pause says this kernel cannot pause:"; cat "${log}"; err=1
+fi
+for want in "start paused (perf_event_attr::start_paused): *yes" \
+    "trigger events (perf_event_attr::pause, resume): *yes" \
+    "time paused (read_format PERF_FORMAT_TIME_PAUSED): *yes" \
+    "^  software  *can pause" "^  tracepoint  *can pause"; do
+  if ! grep -Eq "${want}" "${log}"; then
+    echo "FAIL: perf check pause: no line '${want}'"; cat "${log}"; err=1
+  fi
+done
+if [ -d /sys/bus/event_source/devices/pause_test_hw ] &&
+   ! grep -Eq "^  pause_test_hw  *cannot pause" "${log}"; then
+  echo "FAIL: perf check pause: pause_test_hw (a free-running counter) not refused"
+  cat "${log}"; err=1
+fi
+if [ -d /sys/bus/event_source/devices/pause_test_aux ] &&
+   ! grep -Eq "^  pause_test_aux  *can pause" "${log}"; then
+  echo "FAIL: perf check pause: pause_test_aux (pauses in hardware) not listed as pausing"
+  cat "${log}"; err=1
+fi
+
 # Without privilege: the BPF program cannot be loaded.
 if command -v setpriv >/dev/null; then
   runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
