@@ -20,6 +20,7 @@
  * copies, walks that thread's event list in the kernel), O(nr_leaders)
  * with --per-thread, -a or -C, whatever the number of threads.
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -75,6 +76,9 @@ struct bpf_pause_session {
 	int			nr_links;
 	bool			attached;	/* perf stat -r: once for all runs */
 };
+
+/* read_counts() sums struct pause_stats as an array of u64. */
+static_assert(sizeof(struct pause_stats) % sizeof(__u64) == 0, "pause_stats: u64 counters only");
 
 /* The BPF counters summed over CPUs, and the hits no program ran for. */
 struct window_counts {
@@ -291,8 +295,8 @@ static bool trace_event_is_probe(const char *category, const char *name)
 }
 
 /*
- * Through a perf event of the trace event, on one CPU: the programs of a
- * kprobe or uprobe trace event run for every hit, on any CPU and task
+ * Through a perf event of the trace event on one online CPU: the programs
+ * of a kprobe or uprobe trace event run for every hit, on any CPU and task
  * (the perf event only carries them).  The link closes the perf event.
  */
 static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
@@ -304,11 +308,15 @@ static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
 		.type = PERF_TYPE_TRACEPOINT,
 		.sample_period = 1,
 	};
+	struct perf_cpu_map *online = perf_cpu_map__new_online_cpus();
+	int cpu = online ? perf_cpu_map__cpu(online, 0).cpu : 0;
 	char path[PATH_MAX];
 	struct bpf_link *link;
 	long id = -1;
 	FILE *fp;
 	int fd;
+
+	perf_cpu_map__put(online);
 
 	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracing_path_mount(),
 		 spec->category, spec->name);
@@ -323,7 +331,7 @@ static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
 		return NULL;
 	}
 	attr.config = id;
-	fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		pr_err("--%s: '%s': cannot open probe event '%s:%s': %s\n",
 		       spec->option, spec->text, spec->category, spec->name, strerror(errno));

@@ -61,7 +61,7 @@ int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int u
 	return add_switch(opt, str, unset, false);
 }
 
-void bpf_pause__set_nobuild(struct option *options)
+void bpf_pause__set_nobuild(struct option *options __maybe_unused)
 {
 #ifndef HAVE_BPF_SKEL
 	static const char * const names[] = {
@@ -73,7 +73,5 @@ void bpf_pause__set_nobuild(struct option *options)
 		set_option_nobuild(options, '\0', names[i],
 				   "perf was built without BPF skeletons (build with BUILD_BPF_SKEL=1)",
 				   false);
-#else
-	(void)options;
 #endif
 }

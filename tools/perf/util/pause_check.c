@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -18,10 +19,12 @@
 #include <linux/perf_event.h>
 #include <api/fs/fs.h>
 #include <api/fs/tracing_path.h>
+#include <perf/cpumap.h>
 #ifdef HAVE_LIBBPF_SUPPORT
 #include <bpf/btf.h>
 #endif
 
+#include "debug.h"
 #include "pause_check.h"
 
 static int try_open(struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -35,22 +38,23 @@ static int try_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 }
 
 /*
- * @attr as is (for this task, else CPU-wide on CPU 0 as uncore PMUs want),
+ * @attr as is (for this task, else CPU-wide on @cpu, as uncore PMUs want),
  * then with start_paused: 1 if it can pause, 0 if the PMU refuses,
  * -errno if even the plain event does not open (not probed).
  */
-static int probe_pause(struct perf_event_attr *attr)
+static int probe_pause(struct perf_event_attr *attr, int cpu)
 {
 	pid_t pid = 0;
-	int cpu = -1, err;
+	int err;
 
 	attr->size = sizeof(*attr);
 	attr->disabled = 1;
-	err = try_open(attr, pid, cpu);
+	err = try_open(attr, pid, -1);
 	if (err) {
 		pid = -1;
-		cpu = 0;
 		err = try_open(attr, pid, cpu);
+	} else {
+		cpu = -1;
 	}
 	if (err)
 		return err;
@@ -78,7 +82,10 @@ static void pmu_attr(const char *name, __u32 type, struct perf_event_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->type = type;
-	if (type == PERF_TYPE_TRACEPOINT) {
+	if (type == PERF_TYPE_SOFTWARE) {
+		/* config 0 is cpu-clock, a PMU of its own */
+		attr->config = PERF_COUNT_SW_PAGE_FAULTS;
+	} else if (type == PERF_TYPE_TRACEPOINT) {
 		attr->config = tracepoint_id("sched", "sched_switch");
 	} else if (type == PERF_TYPE_BREAKPOINT) {
 		attr->bp_type = HW_BREAKPOINT_W;
@@ -94,37 +101,83 @@ static const char *yes_no(int ok)
 	return ok ? "yes" : "no";
 }
 
+/* The first CPU of the PMU's cpumask (uncore PMUs), else the first online. */
+static int pmu_cpu(const char *dir, const char *name)
+{
+	struct perf_cpu_map *cpus;
+	char path[PATH_MAX + NAME_MAX + 16], *mask = NULL;
+	size_t len;
+	int cpu;
+
+	snprintf(path, sizeof(path), "%s/%s/cpumask", dir, name);
+	if (filename__read_str(path, &mask, &len) == 0)
+		cpus = perf_cpu_map__new(mask);
+	else
+		cpus = perf_cpu_map__new_online_cpus();
+	free(mask);
+	cpu = cpus ? perf_cpu_map__cpu(cpus, 0).cpu : 0;
+	perf_cpu_map__put(cpus);
+	return cpu < 0 ? 0 : cpu;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(const char * const *)a, *(const char * const *)b);
+}
+
+static void check_pmu(const char *dir, const char *name)
+{
+	char type_path[PATH_MAX + NAME_MAX + 8];
+	struct perf_event_attr attr;
+	int type, ret;
+
+	snprintf(type_path, sizeof(type_path), "%s/%s/type", dir, name);
+	if (filename__read_int(type_path, &type))
+		return;
+	pmu_attr(name, type, &attr);
+	ret = probe_pause(&attr, pmu_cpu(dir, name));
+	if (ret > 0)
+		printf("  %-24s can pause\n", name);
+	else if (!ret)
+		printf("  %-24s cannot pause (the kernel refuses it: EOPNOTSUPP)\n", name);
+	else if (ret == -EACCES || ret == -EPERM)
+		printf("  %-24s not probed (not permitted: see perf_event_paranoid)\n", name);
+	else
+		printf("  %-24s not probed (%s)\n", name, strerror(-ret));
+}
+
 static void check_pmus(void)
 {
-	char path[PATH_MAX];
+	char dir[PATH_MAX], **names = NULL;
+	size_t nr = 0;
 	struct dirent *d;
-	DIR *dir;
+	DIR *dirp;
 
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices", sysfs__mountpoint());
-	dir = opendir(path);
-	if (!dir)
+	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices", sysfs__mountpoint());
+	dirp = opendir(dir);
+	if (!dirp)
 		return;
-	printf("PMUs (an event of each, opened with start_paused):\n");
-	while ((d = readdir(dir)) != NULL) {
-		struct perf_event_attr attr;
-		char type_path[PATH_MAX + NAME_MAX + 8];
-		int type, ret;
+	while ((d = readdir(dirp)) != NULL) {
+		char **tmp;
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(type_path, sizeof(type_path), "%s/%s/type", path, d->d_name);
-		if (filename__read_int(type_path, &type))
-			continue;
-		pmu_attr(d->d_name, type, &attr);
-		ret = probe_pause(&attr);
-		if (ret > 0)
-			printf("  %-24s can pause\n", d->d_name);
-		else if (!ret)
-			printf("  %-24s cannot pause (the kernel refuses it: EOPNOTSUPP)\n", d->d_name);
-		else
-			printf("  %-24s not probed (%s)\n", d->d_name, strerror(-ret));
+		tmp = realloc(names, (nr + 1) * sizeof(*names));
+		if (!tmp)
+			break;
+		names = tmp;
+		names[nr] = strdup(d->d_name);
+		if (names[nr])
+			nr++;
 	}
-	closedir(dir);
+	closedir(dirp);
+	qsort(names, nr, sizeof(*names), cmp_names);
+	printf("PMUs (an event of each, opened with start_paused):\n");
+	for (size_t i = 0; i < nr; i++) {
+		check_pmu(dir, names[i]);
+		free(names[i]);
+	}
+	free(names);
 }
 
 static bool has_kfunc(void)
@@ -143,30 +196,37 @@ static bool has_kfunc(void)
 #endif
 }
 
-int pause__check(bool quiet)
+int pause__check(bool silent)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_TASK_CLOCK,
 	};
 	bool start_paused, triggers, time_paused;
-	long id = tracepoint_id("syscalls", "sys_enter_getppid");
+	int ret;
 
-	start_paused = probe_pause(&attr) > 0;
+	ret = probe_pause(&attr, 0);
+	start_paused = ret > 0;
+	if (ret == -EACCES || ret == -EPERM) {
+		if (!silent)
+			pr_err("perf check pause: not permitted to open perf events (see perf_event_paranoid)\n");
+		return 1;
+	}
 
 	attr.read_format = PERF_FORMAT_TIME_PAUSED;
 	time_paused = !try_open(&attr, 0, -1);
 
+	/* A trigger: any sampling event of a PMU that can pause. */
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = id >= 0 ? id : tracepoint_id("sched", "sched_switch");
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
 	attr.sample_period = 1;
 	attr.pause = 1;
 	attr.disabled = 1;
 	triggers = !try_open(&attr, 0, -1);
 
-	if (quiet)
+	if (silent)
 		return start_paused ? 0 : 1;
 	printf("start paused (perf_event_attr::start_paused):         %s\n", yes_no(start_paused));
 	printf("trigger events (perf_event_attr::pause, resume):      %s\n", yes_no(triggers));

@@ -111,13 +111,13 @@ for args in "" "-a" "--per-thread"; do
     "${pf}" "${pf}" || err=1
 done
 
-# Trigger events, no BPF: per-task perf record opens one group per
-# thread for them, so a window follows its thread to the other CPU.
-echo "--- perf record per-task, action= trigger events, migrate"
-perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/ \
+# Trigger events, no BPF: --per-thread opens one group per thread, so a
+# window follows its thread to the other CPU.
+echo "--- perf record --per-thread, action= trigger events, migrate"
+perf record -q --per-thread -o "${data}" -c 1 -e page-faults/action=start-paused/ \
   -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- \
   perf test -w pause_window "${rounds}" 0 0 migrate
-pw_in_range "perf record, trigger events: page-fault samples" "$(count_faults)" \
+pw_in_range "perf record --per-thread, trigger events: page-fault samples" "$(count_faults)" \
   "${pf}" "${pf}" || err=1
 
 # Attach to a running process: closes are attached before opens, so no

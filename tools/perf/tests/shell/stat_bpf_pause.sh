@@ -76,6 +76,8 @@ if perf probe -q -a 'pw:getppid=__x64_sys_getppid%return' -a 'pw:getpgid=__x64_s
     --switch-on=pw:getppid__return --switch-off=pw:getpgid
   check "--switch-on/--switch-off perf probe uprobes" 1 yes -e page-faults,context-switches \
     --switch-on=pw:inside --switch-off=pw:inside__return
+elif [ ! -e /sys/kernel/tracing/kprobe_events ] || [ ! -e /sys/kernel/tracing/uprobe_events ]; then
+  echo "note: no kprobe or uprobe events in this kernel: perf probe events not tested"
 else
   echo "FAIL: perf probe -a could not add the probes"
   err=1
@@ -141,9 +143,10 @@ check_time_inside() {
   fi
   tc=$(pw_value "${out}" task-clock)
   inside=$(pw_value "${out}" pause-time-inside)
-  if ! awk -v tc="${tc}" -v ins="${inside}" 'BEGIN {
+  if ! awk -v tc="${tc}" -v ins="${inside}" -v sw=$((rounds * PW_SLEEPS)) 'BEGIN {
       d = tc - ins; if (d < 0) d = -d
-      exit !(tc > 0 && ins > 0 && d <= 0.05 * tc + 0.2) }'; then
+      # each switch back in inside a window adds a few us (tens on TCG)
+      exit !(tc > 0 && ins > 0 && d <= 0.05 * tc + 0.2 + sw * 0.05) }'; then
     echo "FAIL: ${name}: ${inside} msec inside windows, task-clock ${tc} msec"
     grep pause-time-inside "${out}" || true
     err=1
