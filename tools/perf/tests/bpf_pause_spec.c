@@ -40,6 +40,20 @@ static const struct good good[] = {
 	  1, BPF_PAUSE_PROBE__TRACEPOINT, true, "sched", "sched_switch" },
 	{ "uprobe:r:perf:f,uretprobe:p:perf:f", 2, BPF_PAUSE_PROBE__UPROBE, false, "perf", "f" },
 	{ "tp:r:a:b,tp:p:a:c,kprobe:p:x", 3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
+	{ "kprobe:p:vfs_read+0x10", 1, BPF_PAUSE_PROBE__KPROBE, true, "vfs_read", NULL },
+	{ "uprobe:r:/bin/x:main+4", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/x", "main" },
+};
+
+/* FUNC+OFFSET: the offset, apart from the symbol (the good[] checks). */
+static const struct {
+	const char *str;
+	unsigned long offset;
+} offsets[] = {
+	{ "kprobe:p:vfs_read", 0 },
+	{ "kprobe:p:vfs_read+0x10", 16 },
+	{ "uprobe:r:/bin/x:main+4", 4 },
+	{ "uprobe:r:/bin/x:main+0", 0 },
+	{ "uprobe:r:/bin/x:main+010", 8 },
 };
 
 struct bad {
@@ -70,6 +84,14 @@ static const struct bad bad[] = {
 	{ ",tp:r:a:b", { "empty SPEC" } },
 	{ "tp:r:a:b,,kprobe:p:f", { "empty SPEC" } },
 	{ "tp:r:a:b,kprobe:q:f", { "'kprobe:q:f'", "bad action 'q'" } },
+	{ "kprobe:p:f+zz", { "bad offset 'zz' in FUNC+OFFSET" } },
+	{ "kprobe:p:f+", { "bad offset ''" } },
+	{ "kprobe:p:f+-4", { "bad offset '-4'" } },
+	{ "kprobe:p:f+0x10x", { "bad offset '0x10x'" } },
+	{ "kprobe:p:+16", { "missing FUNC" } },
+	{ "kretprobe:p:f+4", { "a return probe takes no +OFFSET" } },
+	{ "uretprobe:p:/bin/x:f+0x4", { "a return probe takes no +OFFSET" } },
+	{ "uprobe:p:/bin/x:f+1+2", { "bad offset '1+2'" } },
 };
 
 struct sw {
@@ -131,15 +153,35 @@ static void check_operands(const char *what, const struct bpf_pause_spec *s,
 	}
 }
 
+/* Parse @str, which must be accepted. */
+static bool parse_good(const char *str, struct bpf_pause_specs *specs)
+{
+	char err[256] = "";
+	int ret = bpf_pause_specs__parse(specs, str, err, sizeof(err));
+
+	CHECK(!ret, "'%s' refused: %s", str, err);
+	return !ret;
+}
+
+static void test_offsets(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(offsets); i++) {
+		struct bpf_pause_specs specs = { 0 };
+
+		if (!parse_good(offsets[i].str, &specs))
+			continue;
+		CHECK(specs.specs[0].offset == offsets[i].offset, "'%s': offset %lu, want %lu",
+		      offsets[i].str, specs.specs[0].offset, offsets[i].offset);
+		bpf_pause_specs__exit(&specs);
+	}
+}
+
 static void test_good(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
 		struct bpf_pause_specs specs = { 0 };
-		char err[256] = "";
-		int ret = bpf_pause_specs__parse(&specs, good[i].str, err, sizeof(err));
 
-		CHECK(!ret, "'%s' refused: %s", good[i].str, err);
-		if (ret)
+		if (!parse_good(good[i].str, &specs))
 			continue;
 		CHECK(specs.nr == good[i].nr, "'%s': %d specs, want %d", good[i].str,
 		      specs.nr, good[i].nr);
@@ -234,6 +276,7 @@ static int test__bpf_pause_spec(struct test_suite *test __maybe_unused,
 {
 	failures = 0;
 	test_good();
+	test_offsets();
 	test_bad();
 	test_switch();
 	test_limit();

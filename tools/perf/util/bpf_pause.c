@@ -205,7 +205,8 @@ static bool kallsyms_has(const char *func)
 static struct bpf_link *attach_kprobe(struct pause_window_bpf *skel, const struct bpf_pause_spec *spec,
 				     bool retprobe)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause);
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause,
+		    .offset = spec->offset);
 	struct bpf_link *link;
 	int err;
 
@@ -243,7 +244,9 @@ static struct bpf_link *attach_uprobe(struct pause_window_bpf *skel, const struc
 		}
 		snprintf(path, sizeof(path), "%s", spec->exe);
 	}
-	link = bpf_program__attach_uprobe_opts(skel->progs.pause_probe, -1, path, 0, &opts);
+	/* With func_name, libbpf adds the symbol's address to the offset. */
+	link = bpf_program__attach_uprobe_opts(skel->progs.pause_probe, -1, path, spec->offset,
+					       &opts);
 	if (link)
 		return link;
 	err = errno;

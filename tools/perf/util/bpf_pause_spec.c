@@ -38,9 +38,9 @@ static const struct {
 	const char	*usage;
 	const char	*operand[2];
 } probe_operands[BPF_PAUSE_PROBE__MAX] = {
-	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{p|r}:FUNC", { "FUNC" } },
+	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{p|r}:FUNC[+OFFSET]", { "FUNC" } },
 	[BPF_PAUSE_PROBE__KRETPROBE]	= { "kretprobe:{p|r}:FUNC", { "FUNC" } },
-	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{p|r}:EXE:FUNC", { "EXE", "FUNC" } },
+	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{p|r}:EXE:FUNC[+OFFSET]", { "EXE", "FUNC" } },
 	[BPF_PAUSE_PROBE__URETPROBE]	= { "uretprobe:{p|r}:EXE:FUNC", { "EXE", "FUNC" } },
 	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{p|r}:CATEGORY:NAME", { "CATEGORY", "NAME" } },
 };
@@ -92,6 +92,30 @@ static const char *bad_char(const char *s, bool is_path)
 			return s;
 	}
 	return NULL;
+}
+
+/*
+ * FUNC+OFFSET, as perf probe writes it: cut @s (modified) at the '+' and
+ * parse the offset (decimal or 0x hex).
+ */
+static int split_offset(char *s, unsigned long *offset, const char *text,
+			char *err, size_t errlen)
+{
+	char *plus = strchr(s, '+'), *end;
+
+	*offset = 0;
+	if (!plus)
+		return 0;
+	*plus++ = '\0';
+	errno = 0;
+	if (*plus >= '0' && *plus <= '9')
+		*offset = strtoul(plus, &end, 0);
+	if (!(*plus >= '0' && *plus <= '9') || *end || errno) {
+		set_err(err, errlen, "'%s': bad offset '%s' in FUNC+OFFSET (a number of bytes: 16 or 0x10)",
+			text, plus);
+		return -1;
+	}
+	return 0;
 }
 
 /* Split @s (modified) at each ':' into at most MAX_FIELDS fields. */
@@ -147,6 +171,18 @@ static int spec__set_operands(struct bpf_pause_spec *spec, const char *text,
 		bool is_path = !strcmp(what, "EXE");
 		const char *bad;
 
+		if (!*op[i]) {
+			set_err(err, errlen, "'%s': missing %s (%s)", text, what, usage);
+			return -1;
+		}
+		if (!strcmp(what, "FUNC") && split_offset(op[i], &spec->offset, text, err, errlen))
+			return -1;
+		if (spec->offset && (spec->probe == BPF_PAUSE_PROBE__KRETPROBE ||
+				     spec->probe == BPF_PAUSE_PROBE__URETPROBE)) {
+			set_err(err, errlen, "'%s': a return probe takes no +OFFSET (it fires as FUNC returns)",
+				text);
+			return -1;
+		}
 		if (!*op[i]) {
 			set_err(err, errlen, "'%s': missing %s (%s)", text, what, usage);
 			return -1;

@@ -25,6 +25,7 @@ struct bpf_pause_spec {
 	bool			pause;
 	char			*exe;		/* uprobes: binary, as given */
 	char			*func;		/* k/uprobes: symbol */
+	unsigned long		offset;		/* k/uprobes: FUNC+OFFSET, bytes into it */
 	char			*category;	/* tracepoints */
 	char			*name;		/* tracepoints */
 	char			*text;		/* the spec as given, for messages */

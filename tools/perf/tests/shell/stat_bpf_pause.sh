@@ -84,6 +84,22 @@ else
 fi
 perf probe -q -d 'pw:*' || true
 
+# FUNC+OFFSET: a uprobe on the window function's second instruction.
+echo "--- uprobe FUNC+OFFSET"
+addr=$(nm "${pw_perf}" 2>/dev/null | awk '$3 == "pause_window_inside" { print $1; exit }')
+second=""
+if [ -n "${addr}" ] && command -v objdump >/dev/null; then
+  second=$(objdump -d --start-address=0x"${addr}" --stop-address=$((0x${addr} + 64)) \
+           "${pw_perf}" 2>/dev/null | awk -F: '/^ +[0-9a-f]+:/ { n++; if (n == 2) { print $1; exit } }')
+fi
+if [ -n "${second}" ]; then
+  off=$((0x${second// /} - 0x${addr}))
+  check "uprobe pause_window_inside+${off}" 1 yes -e "${ev}" \
+    --bpf-pause="uprobe:r:${pw_perf}:pause_window_inside+${off},uretprobe:p:${pw_perf}:pause_window_inside"
+else
+  echo "note: no nm/objdump or no symbol: FUNC+OFFSET not tested"
+fi
+
 # A bare library name, found as ld.so would: a window per call of libc's
 # syscall(), which the workload makes once before its rounds and twice in
 # each (getppid, getpgid).
