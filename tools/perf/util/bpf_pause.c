@@ -202,8 +202,8 @@ static bool kallsyms_has(const char *func)
 	return found;
 }
 
-static struct bpf_link *attach_kprobe(struct pause_window_bpf *skel, const struct bpf_pause_spec *spec,
-				     bool retprobe)
+static struct bpf_link *attach_kprobe(struct pause_window_bpf *skel,
+				      const struct bpf_pause_spec *spec, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause,
 		    .offset = spec->offset);
@@ -227,8 +227,8 @@ static bool is_bare_library(const char *exe)
 	return !strchr(exe, '/') && strstr(exe, ".so.");
 }
 
-static struct bpf_link *attach_uprobe(struct pause_window_bpf *skel, const struct bpf_pause_spec *spec,
-				     bool retprobe)
+static struct bpf_link *attach_uprobe(struct pause_window_bpf *skel,
+				      const struct bpf_pause_spec *spec, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause,
 		    .func_name = spec->func);
@@ -290,7 +290,7 @@ static bool trace_event_is_probe(const char *category, const char *name)
 
 		if ((line[0] != 'p' && line[0] != 'r') || !ev)
 			continue;
-		ev[strcspn(ev, " \n")] = '\0';
+		ev[strcspn(ev, "\n ")] = '\0';
 		found = !strcmp(ev + 1, event);
 	}
 	fclose(fp);

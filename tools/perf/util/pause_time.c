@@ -77,8 +77,9 @@ void evlist__fprintf_pause_time(struct evlist *evlist, FILE *fp, const char *sep
 				inside_ms, sep, sep, sep, evsel__name(evsel), sep,
 				running_ms, sep);
 		} else {
-			fprintf(fp, "%19.2f msec inside windows of %s (%.1f%% of %.2f msec counted)\n",
-				inside_ms, evsel__name(evsel),
+			fprintf(fp, "%19.2f msec inside windows of %s", inside_ms,
+				evsel__name(evsel));
+			fprintf(fp, " (%.1f%% of %.2f msec counted)\n",
 				running ? 100.0 * (running - paused) / running : 0.0, running_ms);
 		}
 		if (shared)

@@ -90,12 +90,14 @@ addr=$(nm "${pw_perf}" 2>/dev/null | awk '$3 == "pause_window_inside" { print $1
 second=""
 if [ -n "${addr}" ] && command -v objdump >/dev/null; then
   second=$(objdump -d --start-address=0x"${addr}" --stop-address=$((0x${addr} + 64)) \
-           "${pw_perf}" 2>/dev/null | awk -F: '/^ +[0-9a-f]+:/ { n++; if (n == 2) { print $1; exit } }')
+           "${pw_perf}" 2>/dev/null |
+           awk -F: '/^ +[0-9a-f]+:/ { n++; if (n == 2) { print $1; exit } }')
 fi
 if [ -n "${second}" ]; then
   off=$((0x${second// /} - 0x${addr}))
+  open_at="uprobe:r:${pw_perf}:pause_window_inside+${off}"
   check "uprobe pause_window_inside+${off}" 1 yes -e "${ev}" \
-    --bpf-pause="uprobe:r:${pw_perf}:pause_window_inside+${off},uretprobe:p:${pw_perf}:pause_window_inside"
+    --bpf-pause="${open_at},uretprobe:p:${pw_perf}:pause_window_inside"
 else
   echo "note: no nm/objdump or no symbol: FUNC+OFFSET not tested"
 fi
