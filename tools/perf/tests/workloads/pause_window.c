@@ -232,6 +232,8 @@ static int pause_window(int argc, const char **argv)
 	syscall(-1L);	/* ENOSYS, no syscall tracepoint */
 	nap();
 	sched_getcpu();	/* the vDSO page migrate() reads */
+	if (r.mode == PW_MIGRATE)
+		migrate();	/* its code and libc's affinity calls */
 	if (r.mode == PW_UNBALANCED)
 		syscall(SYS_getpgid, 0);
 	if (r.mode == PW_EXIT) {
