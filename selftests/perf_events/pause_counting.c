@@ -262,6 +262,20 @@ static struct read_paused read_times(int fd)
 	return r;
 }
 
+/* task-clock counts exactly its time inside windows: running - paused. */
+static void expect_counted_inside(struct __test_metadata *_metadata,
+				  const struct read_paused *tc, __u64 slack)
+{
+	__u64 inside = tc->running - tc->paused;
+
+	EXPECT_LE(tc->value, inside + slack)
+		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
+		       tc->value, tc->running, tc->paused, inside);
+	EXPECT_GE(tc->value + slack, inside)
+		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
+		       tc->value, tc->running, tc->paused, inside);
+}
+
 #define TIMES_FORMAT	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
 			 PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_TIME_PAUSED)
 
@@ -308,12 +322,7 @@ TEST(time_paused_is_time_outside_windows)
 	/* Both are taken from the context's clock a few instructions apart. */
 	slack = 200 * 1000 + inside / 50;
 	EXPECT_GE(tc.value, 30 * 1000 * 1000ULL);
-	EXPECT_LE(tc.value, inside + slack)
-		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
-		       tc.value, tc.running, tc.paused, inside);
-	EXPECT_GE(tc.value + slack, inside)
-		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
-		       tc.value, tc.running, tc.paused, inside);
+	expect_counted_inside(_metadata, &tc, slack);
 	EXPECT_GE(tc.paused, 40 * 1000 * 1000ULL);
 
 	EXPECT_EQ(never.value, 0);
@@ -436,12 +445,7 @@ static void check_clone_swaps(struct __test_metadata *_metadata, int inherit_sta
 	EXPECT_GE(ref.value, 50 * 1000 * 1000ULL) TH_LOG("the echo thread did not burn");
 	EXPECT_LT(tc.value, 25 * 1000 * 1000ULL)
 		TH_LOG("%llu ns counted: the echo thread's time got into windows", tc.value);
-	EXPECT_LE(tc.value, inside + slack)
-		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
-		       tc.value, tc.running, tc.paused, inside);
-	EXPECT_GE(tc.value + slack, inside)
-		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
-		       tc.value, tc.running, tc.paused, inside);
+	expect_counted_inside(_metadata, &tc, slack);
 
 	close(trig[1]);
 	close(trig[0]);
