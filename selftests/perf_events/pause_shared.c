@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Shared windows (PERF_EVENT_IOC_SHARE_PAUSE): a per-task session opens
+ * one instance of a group per CPU, and a window opened while the task
+ * runs on one CPU must go on when it moves to another.  The tests pin
+ * themselves to CPU 0 and 1 in turn, open and close windows with trigger
+ * events (see pause_util.h), and count page faults they cause, which must
+ * be exact: the instances' counts add up to the faults inside windows.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include "kselftest_harness.h"
+#include "pause_util.h"
+
+#ifndef PERF_EVENT_IOC_SHARE_PAUSE
+#define PERF_EVENT_IOC_SHARE_PAUSE	_IO('$', 12)
+#endif
+
+#define INSIDE	40	/* pages touched on each CPU inside a window */
+#define OUTSIDE	20	/* and outside */
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* Page faults on @cpu, started paused, with window triggers on @cpu. */
+static int open_cpu_group(int cpu, int inherit, int trig[2])
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	long open_id = tracepoint_id("syscalls/sys_enter_getppid");
+	long close_id = tracepoint_id("syscalls/sys_enter_getpgrp");
+	struct perf_event_attr t;
+	int fd;
+
+	if (open_id < 0 || close_id < 0)
+		return -ENOENT;
+	attr.start_paused = 1;
+	attr.inherit = inherit;
+	fd = sys_perf_event_open(&attr, 0, cpu, -1, 0);
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < 2; i++) {
+		t = tp_attr(i ? close_id : open_id);
+		t.sample_period = 1;
+		t.inherit = inherit;
+		t.pause = i;
+		t.resume = !i;
+		trig[i] = sys_perf_event_open(&t, 0, cpu, fd, 0);
+		if (trig[i] < 0)
+			return -errno;
+	}
+	return fd;
+}
+
+FIXTURE(shared) {
+	int fd[2], trig[2][2];
+};
+
+FIXTURE_VARIANT(shared) {
+	int share;
+	int inherit;
+};
+
+FIXTURE_VARIANT_ADD(shared, shared) { .share = 1 };
+FIXTURE_VARIANT_ADD(shared, unshared) { .share = 0 };
+FIXTURE_VARIANT_ADD(shared, shared_inherit) { .share = 1, .inherit = 1 };
+
+/* Instances of one group for CPU 0 and 1, their windows shared or not. */
+static int open_instances(struct __test_metadata *_metadata, int fd[2],
+			  int trig[2][2], int share, int inherit)
+{
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin(1) || pin(0))
+		return -ENODEV;
+	for (int c = 0; c < 2; c++) {
+		fd[c] = open_cpu_group(c, inherit, trig[c]);
+		if (fd[c] < 0)
+			return fd[c];
+	}
+	if (share && ioctl(fd[1], PERF_EVENT_IOC_SHARE_PAUSE, fd[0]))
+		return -errno;
+	return 0;
+}
+
+static void close_instances(int fd[2], int trig[2][2])
+{
+	for (int c = 0; c < 2; c++) {
+		if (fd[c] <= 0)
+			continue;
+		close(trig[c][0]);
+		close(trig[c][1]);
+		close(fd[c]);
+	}
+}
+
+#define CHECK_OPEN(err)							\
+	do {								\
+		if ((err) == -ENODEV)					\
+			SKIP(return, "needs CPUs 0 and 1 online");	\
+		if ((err) == -ENOENT)					\
+			SKIP(return, "no syscall tracepoints");		\
+		ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-(err)));	\
+	} while (0)
+
+FIXTURE_SETUP(shared)
+{
+	int err = open_instances(_metadata, self->fd, self->trig,
+				 variant->share, variant->inherit);
+
+	CHECK_OPEN(err);
+}
+
+FIXTURE_TEARDOWN(shared)
+{
+	close_instances(self->fd, self->trig);
+}
+
+/*
+ * In a window opened on CPU 0: fault there, move to CPU 1, fault, close
+ * the window there, fault, move back, fault: 2 * INSIDE faults inside.
+ */
+static void work_across_cpus(void)
+{
+	touch_fresh_pages(INSIDE);
+	pin(1);
+	touch_fresh_pages(INSIDE);
+	window_close();
+	touch_fresh_pages(OUTSIDE);
+	pin(0);
+	touch_fresh_pages(OUTSIDE);
+}
+
+/*
+ * Open on CPU 0, move to CPU 1 inside the window, close there, move back:
+ * shared, both CPUs count their part; unshared, CPU 1's instance never
+ * saw the window open (the per-CPU limitation the ioctl lifts).
+ */
+TEST_F(shared, window_follows_thread_across_cpus)
+{
+	__u64 c0, c1;
+
+	window_open();
+	work_across_cpus();
+
+	c0 = read_count(self->fd[0]);
+	c1 = read_count(self->fd[1]);
+	if (!variant->share) {
+		/* CPU 1's never opened, CPU 0's never closed. */
+		EXPECT_EQ(c0, INSIDE + OUTSIDE);
+		EXPECT_EQ(c1, 0);
+		return;
+	}
+	EXPECT_EQ(c0, INSIDE);
+	EXPECT_EQ(c1, INSIDE);
+
+	/* Closed on CPU 1: CPU 0's instance caught up when it was back. */
+	window_open();
+	touch_fresh_pages(INSIDE);
+	window_close();
+	EXPECT_EQ(read_count(self->fd[0]), c0 + INSIDE);
+	EXPECT_EQ(read_count(self->fd[1]), c1);
+}
+
+/*
+ * A child forked inside the window takes it along, and its own copies
+ * share it: moved to CPU 1 it goes on counting, closed there it stops on
+ * both.  vfork(): the parent takes no copy-on-write faults meanwhile.
+ */
+TEST(inherited_window_follows_child)
+{
+	int fd[2] = {}, trig[2][2], status;
+	int err = open_instances(_metadata, fd, trig, 1, 1);
+	pid_t pid;
+
+	CHECK_OPEN(err);
+	window_open();
+	pid = vfork();
+	if (pid == 0) {
+		work_across_cpus();
+		_exit(0);
+	}
+	ASSERT_GE(pid, 0);
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	window_close();
+	touch_fresh_pages(OUTSIDE);
+
+	EXPECT_EQ(read_count(fd[0]) + read_count(fd[1]), 2 * INSIDE);
+	close_instances(fd, trig);
+}
+
+static void sharing_refused(struct __test_metadata *_metadata, int fd,
+			    int target, int err, const char *what)
+{
+	errno = 0;
+	EXPECT_EQ(ioctl(fd, PERF_EVENT_IOC_SHARE_PAUSE, target), -1)
+		TH_LOG("%s: accepted", what);
+	EXPECT_EQ(errno, err) TH_LOG("%s: %s", what, strerror(errno));
+}
+
+TEST(sharing_errors)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	int a[2], b[2], any, other_cpu0, other_task, fd0, fd1;
+	pid_t child;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	fd0 = open_cpu_group(0, 0, a);
+	if (fd0 == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_GE(fd0, 0);
+	fd1 = open_cpu_group(1, 0, b);
+	ASSERT_GE(fd1, 0);
+
+	attr.start_paused = 1;
+	any = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(any, 0);
+	other_cpu0 = sys_perf_event_open(&attr, 0, 0, -1, 0);
+	ASSERT_GE(other_cpu0, 0);
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	ASSERT_GT(child, 0);
+	other_task = sys_perf_event_open(&attr, child, 1, -1, 0);
+	ASSERT_GE(other_task, 0);
+
+	sharing_refused(_metadata, fd1, -1, EBADF, "fd -1");
+	sharing_refused(_metadata, fd1, 0, EBADF, "not a perf fd");
+	sharing_refused(_metadata, fd1, fd1, EINVAL, "itself");
+	sharing_refused(_metadata, fd0, other_cpu0, EINVAL, "same CPU");
+	sharing_refused(_metadata, fd1, any, EINVAL, "an instance for any CPU");
+	sharing_refused(_metadata, fd1, b[0], EINVAL, "a trigger (not a leader)");
+	sharing_refused(_metadata, other_task, fd0, EINVAL, "another task");
+
+	EXPECT_EQ(ioctl(fd1, PERF_EVENT_IOC_SHARE_PAUSE, fd0), 0);
+	EXPECT_EQ(ioctl(fd1, PERF_EVENT_IOC_SHARE_PAUSE, fd0), 0)
+		TH_LOG("sharing the same window again");
+	EXPECT_EQ(ioctl(fd0, PERF_EVENT_IOC_SHARE_PAUSE, fd1), 0)
+		TH_LOG("the other way round");
+	sharing_refused(_metadata, fd1, other_cpu0, EBUSY, "already shares another");
+
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(other_task);
+	close(other_cpu0);
+	close(any);
+	for (int i = 0; i < 2; i++) {
+		close(a[i]);
+		close(b[i]);
+	}
+	close(fd0);
+	close(fd1);
+}
+
+/*
+ * A PMU that cannot pause: the test PMU's free-running counter
+ * (CONFIG_PERF_PAUSE_TEST_PMU), in a group of its own on each CPU.
+ */
+TEST(sharing_refused_for_pmu_that_cannot_pause)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	int type = pmu_type("pause_test_hw");
+	int fd0, fd1;
+
+	if (type < 0)
+		SKIP(return, "no pause_test_hw PMU (CONFIG_PERF_PAUSE_TEST_PMU)");
+	attr.type = type;
+	fd0 = sys_perf_event_open(&attr, 0, 0, -1, 0);
+	fd1 = sys_perf_event_open(&attr, 0, 1, -1, 0);
+	ASSERT_GE(fd0, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_GE(fd1, 0) TH_LOG("%s", strerror(errno));
+	sharing_refused(_metadata, fd1, fd0, EOPNOTSUPP, "a PMU that cannot pause");
+	close(fd0);
+	close(fd1);
+}
+
+/*
+ * Clone contexts: a thread created after sharing has a context that is a
+ * clone of the main thread's, and a switch between the two on one CPU
+ * swaps the contexts instead of scheduling them.  The echo thread opens
+ * a window of its own on CPU 0 while the main thread's is closed; the
+ * main thread then moves to CPU 1 and must still count nothing there: its
+ * CPU 1 instance takes the main thread's window, not the echo thread's.
+ */
+static int pipes[2][2];
+
+static void *echo_thread(void *arg)
+{
+	char c;
+
+	while (read(pipes[0][0], &c, 1) == 1 && c) {
+		window_open();
+		if (write(pipes[1][1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+TEST(shared_window_across_clone_swaps)
+{
+	int fd[2] = {}, trig[2][2];
+	int err = open_instances(_metadata, fd, trig, 1, 1);
+	pthread_attr_t pa;
+	cpu_set_t set;
+	pthread_t t;
+	char c = 1;
+
+	CHECK_OPEN(err);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	pthread_attr_init(&pa);
+	pthread_attr_setaffinity_np(&pa, sizeof(set), &set);
+	ASSERT_EQ(pipe(pipes[0]), 0);
+	ASSERT_EQ(pipe(pipes[1]), 0);
+	ASSERT_EQ(pthread_create(&t, &pa, echo_thread, NULL), 0);
+	for (int i = 0; i < 50; i++) {
+		ASSERT_EQ(write(pipes[0][1], &c, 1), 1);
+		ASSERT_EQ(read(pipes[1][0], &c, 1), 1);
+	}
+
+	pin(1);
+	touch_fresh_pages(INSIDE);
+	pin(0);
+	EXPECT_EQ(read_count(fd[0]) + read_count(fd[1]), 0)
+		TH_LOG("the echo thread's window opened the main thread's");
+
+	c = 0;
+	ASSERT_EQ(write(pipes[0][1], &c, 1), 1);
+	pthread_join(t, NULL);
+	for (int i = 0; i < 2; i++) {
+		close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+	close_instances(fd, trig);
+}
+
+TEST_HARNESS_MAIN
