@@ -15,10 +15,14 @@
  * of the session has its index in BPF task storage, and its children
  * inherit it, the kernel resolving their inherited copies), or the range
  * of the CPU the thread runs on, which then follows the thread through
- * context switches.  So a window costs O(nr_cpus * nr_leaders) kfunc
- * calls in a per-task session (each of which, for a thread's inherited
- * copies, walks that thread's event list in the kernel), O(nr_leaders)
- * with --per-thread, -a or -C, whatever the number of threads.
+ * context switches.  In a per-task session with one group per CPU (perf
+ * record's default), the instances of a windowed group share the thread's
+ * window in the kernel (PERF_EVENT_IOC_SHARE_PAUSE): a window acts on the
+ * first CPU's slot of each group only, and the kernel applies it wherever
+ * the thread runs.  So a window costs O(nr_leaders) kfunc calls whatever
+ * the number of CPUs and threads (each of which, for a thread's inherited
+ * copies, walks that thread's event list in the kernel); O(nr_cpus *
+ * nr_leaders) on a kernel that cannot share windows.
  */
 #include <assert.h>
 #include <errno.h>
@@ -50,6 +54,7 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "hwmon_pmu.h"
+#include "pause_action.h"
 #include "pmu.h"
 #include "target.h"
 #include "tool_pmu.h"
@@ -75,6 +80,7 @@ struct bpf_pause_session {
 	struct bpf_link		*links[BPF_PAUSE_MAX_SPECS];
 	int			nr_links;
 	bool			attached;	/* perf stat -r: once for all runs */
+	bool			shared;		/* per-task: windows shared between CPUs */
 };
 
 /* read_counts() sums struct pause_stats as an array of u64. */
@@ -463,6 +469,13 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		perf_cpu_map__for_each_cpu(cpu, idx, evsel->core.cpus) {
 			int cpu_idx = perf_cpu_map__idx(all_cpus, cpu);
 
+			/* Shared: the first instance stands for all, in column 0. */
+			if (!per_cpu && bp->session->shared) {
+				if (idx > 0)
+					break;
+				cpu_idx = 0;
+			}
+
 			for (int t = 0; t < nr_threads; t++) {
 				u32 slot = per_cpu ? (cpu_idx * nr_threads + t) * nr_leaders :
 						     (t * nr_cpus + cpu_idx) * nr_leaders;
@@ -480,6 +493,32 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		leader++;
 	}
 	return 0;
+}
+
+/*
+ * Per-task sessions: share each windowed group's window between its CPUs'
+ * instances, see the comment at the top.  False if the kernel cannot, or
+ * in a CPU-bound session (a window there is the CPU's).
+ */
+static bool share_windows(struct evlist *evlist, struct target *target)
+{
+	struct evsel *evsel;
+	bool shared = true;
+	int err;
+
+	if (target__has_cpu(target))
+		return false;
+	evlist__for_each_entry(evlist, evsel) {
+		if (!evsel__is_windowed(evsel))
+			continue;
+		err = evsel__share_pause_window(evsel);
+		if (err) {
+			pr_debug("%s: windows not shared between CPUs: %s\n",
+				 evsel__name(evsel), strerror(-err));
+			shared = false;
+		}
+	}
+	return shared;
 }
 
 /* Every windowed event starts paused: a CPU's state is known from the start. */
@@ -560,6 +599,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	bpf_map__set_max_entries(skel->maps.events, nr_slots);
 	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
 	skel->rodata->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
+	skel->rodata->slots_per_window = !per_cpu && bp->session->shared ? (u32)nr_leaders :
+					 skel->rodata->slots_per_range;
 	skel->rodata->per_cpu_ranges = per_cpu;
 	skel->rodata->filter_threads = !per_cpu || bp->workload_only;
 	skel->rodata->start_paused = all_start_paused(evlist);
@@ -591,6 +632,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	struct bpf_pause_session *s;
 	struct evsel *evsel;
 	int nr_leaders = 0, err = -1;
+	bool shared;
 
 	if (!bp->session)
 		bp->session = zalloc(sizeof(*bp->session));
@@ -613,6 +655,13 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	}
 	if (s->skel && reset_session(s->skel))
 		goto out;
+	/* perf stat -r: the program was loaded for the first run's sharing. */
+	shared = share_windows(evlist, target);
+	if (s->skel && shared != s->shared) {
+		pr_err("--%s: windows shared between CPUs in one run but not the next\n", opt);
+		goto out;
+	}
+	s->shared = shared;
 	if (!s->skel && load_skel(bp, evlist, target, nr_leaders))
 		goto out;
 	if (fill_events(bp, evlist, target, nr_leaders))

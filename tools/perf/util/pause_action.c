@@ -12,8 +12,13 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <linux/list.h>
+#include <linux/perf_event.h>
 #include <linux/zalloc.h>
+#include <internal/xyarray.h>
+#include <perf/cpumap.h>
+#include <perf/threadmap.h>
 
 #include "debug.h"
 #include "evlist.h"
@@ -153,6 +158,69 @@ int evlist__parse_pause_action(struct evlist *evlist)
 					member->core.attr.start_paused = 1;
 			}
 		}
+	}
+	return 0;
+}
+
+#define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
+
+int evsel__share_pause_window(struct evsel *leader)
+{
+	struct perf_thread_map *threads = leader->core.threads;
+	struct perf_cpu_map *cpus = leader->core.cpus;
+	int nr_cpus = perf_cpu_map__nr(cpus);
+
+	if (!leader->core.fd || nr_cpus < 2 || perf_cpu_map__has_any_cpu(cpus))
+		return 0;
+	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
+		int first = FD(leader, 0, t);
+
+		if (perf_thread_map__pid(threads, t) == -1)
+			return 0;	/* CPU-bound: the CPU's windows */
+		for (int c = 1; c < nr_cpus; c++) {
+			int fd = FD(leader, c, t);
+
+			if (first >= 0 && fd >= 0 &&
+			    ioctl(fd, PERF_EVENT_IOC_SHARE_PAUSE, first))
+				return -errno;
+		}
+	}
+	return 0;
+}
+
+/* A group that trigger events or action=start-paused give windows. */
+static bool group_has_windows(struct evsel *leader)
+{
+	struct evsel *member;
+
+	if (evsel__is_pause_trigger(leader))
+		return false;	/* the kernel shares the windows of targets */
+	if (leader->core.attr.start_paused)
+		return true;
+	for_each_group_member(member, leader) {
+		if (evsel__is_pause_trigger(member))
+			return true;
+	}
+	return false;
+}
+
+int evlist__share_pause_windows(struct evlist *evlist)
+{
+	struct evsel *evsel;
+	int err;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (!evsel__is_group_leader(evsel) || !group_has_windows(evsel))
+			continue;
+		err = evsel__share_pause_window(evsel);
+		if (!err)
+			continue;
+		if (err == -ENOTTY) {
+			pr_warning("this kernel cannot share a window between CPUs (PERF_EVENT_IOC_SHARE_PAUSE): each CPU's group has its own windows, and a thread that migrates inside one leaves it behind; --per-thread opens one group per thread instead (without inherit)\n");
+			return err;
+		}
+		pr_warning("%s: cannot share its windows between CPUs: %s; each CPU's group keeps its own\n",
+			   evsel__name(evsel), strerror(-err));
 	}
 	return 0;
 }

@@ -111,14 +111,28 @@ for args in "" "-a" "--per-thread"; do
     "${pf}" "${pf}" || err=1
 done
 
-# Trigger events, no BPF: --per-thread opens one group per thread, so a
-# window follows its thread to the other CPU.
-echo "--- perf record --per-thread, action= trigger events, migrate"
-perf record -q --per-thread -o "${data}" -c 1 -e page-faults/action=start-paused/ \
+# Trigger events, no BPF: per-task perf record opens the group once per
+# CPU and the kernel shares the thread's window between them (the
+# default); --per-thread opens one group per thread.  Either way a window
+# follows its thread to the other CPU.
+for args in "" "--per-thread"; do
+  echo "--- perf record ${args:-per-task}, action= trigger events, migrate"
+  # shellcheck disable=SC2086
+  perf record -q ${args} -o "${data}" -c 1 -e page-faults/action=start-paused/ \
+    -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- \
+    perf test -w pause_window "${rounds}" 0 0 migrate
+  pw_in_range "perf record ${args:-per-task}, trigger events: page-fault samples" \
+    "$(count_faults)" "${pf}" "${pf}" || err=1
+done
+
+# Inherited: each window is a new thread's, which inherits the groups'
+# per-CPU copies, opens the window in them and exits inside it.
+echo "--- perf record per-task, action= trigger events, windows of exiting threads"
+perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/ \
   -e syscalls:sys_exit_getppid/action=resume/,syscalls:sys_enter_getpgid/action=pause/ -- \
-  perf test -w pause_window "${rounds}" 0 0 migrate
-pw_in_range "perf record --per-thread, trigger events: page-fault samples" "$(count_faults)" \
-  "${pf}" "${pf}" || err=1
+  perf test -w pause_window "${rounds}" 0 0 exit
+pw_in_range "perf record per-task, trigger events, exit: page-fault samples" \
+  "$(count_faults)" "${pf}" "${pf}" || err=1
 
 # Attach to a running process: closes are attached before opens, so no
 # window it is in already stays open for ever; the session may end in

@@ -25,6 +25,7 @@
  *               main thread then joins it and does the outside work
  *   unbalanced  one getpgid(0), a close with no window open, first
  */
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
@@ -137,6 +138,36 @@ static void *warm_up_thread(void *arg __maybe_unused)
 	pthread_exit(NULL);
 }
 
+/*
+ * exit mode: the unwinder pthread_exit() runs looks up each frame's entry
+ * in this binary's unwind tables (.eh_frame_hdr, .eh_frame), and which of
+ * their pages the window's frames need depends on how perf was linked:
+ * read the whole segment holding them, outside any window.  The first
+ * object dl_iterate_phdr() reports is the executable.
+ */
+static int prefault_unwind_tables(struct dl_phdr_info *info, size_t size __maybe_unused,
+				  void *data)
+{
+	long page = *(long *)data;
+	const ElfW(Phdr) *eh = NULL;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+			eh = &info->dlpi_phdr[i];
+	}
+	for (int i = 0; eh && i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || eh->p_vaddr < ph->p_vaddr ||
+		    eh->p_vaddr >= ph->p_vaddr + ph->p_memsz)
+			continue;
+		for (uintptr_t a = start & ~(page - 1); a < start + ph->p_memsz; a += page)
+			(void)*(volatile const char *)a;
+	}
+	return 1;
+}
+
 static void *inside_thread(void *arg)
 {
 	struct pw_round *r = arg;
@@ -239,6 +270,7 @@ static int pause_window(int argc, const char **argv)
 	if (r.mode == PW_EXIT) {
 		pthread_t thread;
 
+		dl_iterate_phdr(prefault_unwind_tables, &r.page);
 		if (pthread_create(&thread, NULL, warm_up_thread, NULL))
 			return 1;
 		pthread_join(thread, NULL);

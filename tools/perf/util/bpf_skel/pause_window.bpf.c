@@ -34,7 +34,10 @@
 
 /*
  * The session's group leaders, see bpf_pause.c for the layout: one range
- * of slots_per_range slots per thread (per-task sessions) or per CPU.
+ * of slots_per_range slots per thread (per-task sessions) or per CPU.  A
+ * per-task window acts on the first slots_per_window of its thread's
+ * range: all of it, or only the first CPU's events when the kernel shares
+ * each group's window between its CPUs' instances.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -97,6 +100,7 @@ struct {
 
 /* Set before load. */
 const volatile __u32 slots_per_range = 1;
+const volatile __u32 slots_per_window = 1;
 const volatile bool per_cpu_ranges;	/* CPU-bound session */
 const volatile bool filter_threads;	/* only threads perf gave an entry, and their children */
 const volatile bool start_paused;	/* every windowed event starts paused */
@@ -140,7 +144,7 @@ static struct pause_stats *stats_here(void)
 	return bpf_map_lookup_elem(&stats, &key);
 }
 
-static void pause_slots(__u32 first, bool pause)
+static void pause_slots(__u32 first, __u32 nr, bool pause)
 {
 	struct pause_loop l = { .first = first, .pause = pause };
 	struct pause_stats *st;
@@ -148,7 +152,7 @@ static void pause_slots(__u32 first, bool pause)
 	/* Loads on any kernel; perf checks the kernel's BTF and says why. */
 	if (!bpf_ksym_exists(bpf_perf_event_pause))
 		return;
-	bpf_loop(slots_per_range, pause_slot, &l, 0);
+	bpf_loop(nr, pause_slot, &l, 0);
 	st = stats_here();
 	if (st && l.errors)
 		__sync_fetch_and_add(&st->errors, l.errors);
@@ -197,7 +201,8 @@ static void thread_follow(struct pause_thread *pt)
 		want = is_open(pt) ? STATE_RUNNING : STATE_PAUSED;
 		if (pt->applied != want) {
 			pt->applied = want;
-			pause_slots((pt->thread - 1) * slots_per_range, want == STATE_PAUSED);
+			pause_slots((pt->thread - 1) * slots_per_range, slots_per_window,
+				    want == STATE_PAUSED);
 		}
 		if (!READ_ONCE(pt->dirty))
 			break;
@@ -232,7 +237,8 @@ static void cpu_follow(struct task_struct *task, bool switching)
 		want = is_open(thread_of(task, false)) ? STATE_RUNNING : STATE_PAUSED;
 		if (cf->state != want) {
 			cf->state = want;
-			pause_slots((*range - 1) * slots_per_range, want == STATE_PAUSED);
+			pause_slots((*range - 1) * slots_per_range, slots_per_range,
+				    want == STATE_PAUSED);
 		}
 		if (!READ_ONCE(cf->dirty))
 			break;
