@@ -5,6 +5,10 @@
 # every test of harness/vm-tests.list in it.  Prints each result and ends
 # with one line "N passed, N failed, N skipped"; exits non-zero on any
 # failure.  Results and logs stay in build/check/.
+#
+# T=PATTERN (make check T=pause_counting, T='perf_events/*'): only the
+# in-VM tests whose name matches the shell PATTERN (from both lists), no
+# host tests, and no perf-noskel build: the quick loop after a change.
 set -uo pipefail
 : "${B:?run through make check}" "${H:?}" "${BZIMAGE:?}" "${PERF:?}"
 out=$B/check-debug
@@ -29,23 +33,51 @@ run_host_tests() {
 	done
 }
 
+# The tests of LIST T selects (all without T).
+selected() {
+	local name
+	grep -v '^#' "$1" | while IFS='	' read -r name _; do
+		[ -n "$name" ] || continue
+		# shellcheck disable=SC2254
+		case "$name" in ${T:-*}) echo "$name" ;; esac
+	done
+}
+nr_main=$(selected "$H/vm-tests.list" | wc -l)
+nr_hang=$(selected "$H/vm-hang-tests.list" | wc -l)
+if [ $((nr_main + nr_hang)) -eq 0 ]; then
+	echo "FAIL T='$T' matches no test of harness/vm-tests.list or vm-hang-tests.list" | tee -a "$results"
+	exit 1
+fi
+
 # --- host tests --------------------------------------------------------------
-run_host_tests host
+targets="kernel perf perf-noskel selftests"
+if [ -z "${T:-}" ]; then
+	run_host_tests host
+else
+	targets="kernel perf selftests"
+	echo "T='$T': $nr_main + $nr_hang in-VM test(s), no host tests"
+fi
 
 # --- build -------------------------------------------------------------------
-if ! ${MAKE:-make} -C "$H/.." --no-print-directory kernel perf perf-noskel selftests; then
+# shellcheck disable=SC2086
+if ! ${MAKE:-make} -C "$H/.." --no-print-directory $targets; then
 	echo "FAIL build (kernel, perf or selftests did not build; see above)" | tee -a "$results"
 else
 	# --- host tests of the built perf ---------------------------------------------
-	run_host_tests host-perf
+	[ -n "${T:-}" ] || run_host_tests host-perf
 
-	# --- guest -------------------------------------------------------------------
-	vm=$out/vm
-	mkdir -p "$vm"
 	# The debug kernel (lockdep, KASAN) runs perf's own tests about five
 	# times slower.
 	cmd_env="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests"
+	[ -n "${T:-}" ] && cmd_env="ONLY='$T' $cmd_env"
 	[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
+fi
+if grep -q '^FAIL build' "$results" || [ "$nr_main" -eq 0 ]; then
+	:
+else
+	# --- guest -------------------------------------------------------------------
+	vm=$out/vm
+	mkdir -p "$vm"
 	cmd="$cmd_env $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
 	main_timeout=2400
 	[ "${DEBUG:-0}" = 1 ] && main_timeout=6000	# perf's tests alone take ~25 min there
@@ -61,7 +93,10 @@ else
 	fi
 	[ $vm_rc -eq 0 ] || grep -q '^FAIL' "$results" ||
 		echo "FAIL vm (exit $vm_rc without a failed test)" | tee -a "$results"
-
+fi
+if grep -q '^FAIL build' "$results" || [ "$nr_hang" -eq 0 ]; then
+	:
+else
 	# --- guest: the tests that could hang it, in a guest of their own ----------
 	# A deadlocked CPU cannot be killed from inside: the guest's timeout
 	# ends it, and the test that was running is named as the failure.

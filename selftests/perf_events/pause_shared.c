@@ -246,6 +246,8 @@ TEST(sharing_errors)
 	EXPECT_EQ(ioctl(fd0, PERF_EVENT_IOC_SHARE_PAUSE, fd1), 0)
 		TH_LOG("the other way round");
 	sharing_refused(_metadata, fd1, other_cpu0, EBUSY, "already shares another");
+	sharing_refused(_metadata, other_cpu0, fd1, EINVAL,
+			"a second instance for a CPU the window has one for");
 
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
@@ -258,6 +260,40 @@ TEST(sharing_errors)
 	}
 	close(fd0);
 	close(fd1);
+}
+
+/* A task that has exited: no context to share windows in. */
+TEST(sharing_refused_after_exit)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	int fd0, fd1, go[2];
+	pid_t child;
+	char c;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	ASSERT_EQ(pipe(go), 0);
+	child = fork();
+	if (child == 0) {
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_GT(child, 0);
+	attr.start_paused = 1;
+	fd0 = sys_perf_event_open(&attr, child, 0, -1, 0);
+	fd1 = sys_perf_event_open(&attr, child, 1, -1, 0);
+	ASSERT_GE(fd0, 0);
+	ASSERT_GE(fd1, 0);
+	ASSERT_EQ(write(go[1], "x", 1), 1);
+	ASSERT_EQ(waitpid(child, NULL, 0), child);
+	/* Twice: a reference taken for a share that did not happen would leak. */
+	sharing_refused(_metadata, fd1, fd0, ESRCH, "an exited task");
+	sharing_refused(_metadata, fd1, fd0, ESRCH, "an exited task, again");
+	close(fd0);
+	close(fd1);
+	close(go[0]);
+	close(go[1]);
 }
 
 /*
@@ -292,6 +328,29 @@ TEST(sharing_refused_for_pmu_that_cannot_pause)
  */
 static int pipes[2][2];
 
+/* Thread @fn pinned to @cpu, with the pipes to talk to it: 0 or -1. */
+static int start_thread_on(int cpu, void *(*fn)(void *), pthread_t *t)
+{
+	pthread_attr_t pa;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&pa);
+	pthread_attr_setaffinity_np(&pa, sizeof(set), &set);
+	if (pipe(pipes[0]) || pipe(pipes[1]))
+		return -1;
+	return pthread_create(t, &pa, fn, NULL) ? -1 : 0;
+}
+
+static void close_pipes(void)
+{
+	for (int i = 0; i < 2; i++) {
+		close(pipes[i][0]);
+		close(pipes[i][1]);
+	}
+}
+
 static void *echo_thread(void *arg)
 {
 	char c;
@@ -308,19 +367,11 @@ TEST(shared_window_across_clone_swaps)
 {
 	int fd[2] = {}, trig[2][2];
 	int err = open_instances(_metadata, fd, trig, 1, 1);
-	pthread_attr_t pa;
-	cpu_set_t set;
 	pthread_t t;
 	char c = 1;
 
 	CHECK_OPEN(err);
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_attr_init(&pa);
-	pthread_attr_setaffinity_np(&pa, sizeof(set), &set);
-	ASSERT_EQ(pipe(pipes[0]), 0);
-	ASSERT_EQ(pipe(pipes[1]), 0);
-	ASSERT_EQ(pthread_create(&t, &pa, echo_thread, NULL), 0);
+	ASSERT_EQ(start_thread_on(0, echo_thread, &t), 0);
 	for (int i = 0; i < 50; i++) {
 		ASSERT_EQ(write(pipes[0][1], &c, 1), 1);
 		ASSERT_EQ(read(pipes[1][0], &c, 1), 1);
@@ -335,10 +386,55 @@ TEST(shared_window_across_clone_swaps)
 	c = 0;
 	ASSERT_EQ(write(pipes[0][1], &c, 1), 1);
 	pthread_join(t, NULL);
-	for (int i = 0; i < 2; i++) {
-		close(pipes[i][0]);
-		close(pipes[i][1]);
-	}
+	close_pipes();
+	close_instances(fd, trig);
+}
+
+/*
+ * The other way round: the echo thread opens its window on CPU 1, where
+ * its CPU 0 instance cannot see it, then is woken on CPU 0 straight from
+ * the main thread, so their contexts are swapped and the main thread's
+ * instance there stays on, for the echo thread now.  It must count the
+ * echo thread's faults inside its window, not keep the main thread's
+ * closed state.
+ */
+static void *window_elsewhere_thread(void *arg)
+{
+	char c;
+
+	window_open();				/* on CPU 1 */
+	if (write(pipes[1][1], "o", 1) != 1 || read(pipes[0][0], &c, 1) != 1)
+		return NULL;
+	touch_fresh_pages(INSIDE);		/* on CPU 0, after a swap */
+	window_close();
+	if (write(pipes[1][1], "c", 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+TEST(clone_swap_takes_window_opened_elsewhere)
+{
+	int fd[2] = {}, trig[2][2];
+	int err = open_instances(_metadata, fd, trig, 1, 1);
+	cpu_set_t set;
+	pthread_t t;
+	char c;
+
+	CHECK_OPEN(err);
+	ASSERT_EQ(start_thread_on(1, window_elsewhere_thread, &t), 0);
+	ASSERT_EQ(read(pipes[1][0], &c, 1), 1);	/* its window is open */
+
+	/* Wake it on CPU 0, where this thread runs, and block: a swap. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ASSERT_EQ(pthread_setaffinity_np(t, sizeof(set), &set), 0);
+	ASSERT_EQ(write(pipes[0][1], "g", 1), 1);
+	ASSERT_EQ(read(pipes[1][0], &c, 1), 1);
+	pthread_join(t, NULL);
+
+	EXPECT_EQ(read_count(fd[0]) + read_count(fd[1]), INSIDE)
+		TH_LOG("the echo thread's window on CPU 1 did not follow it to CPU 0");
+	close_pipes();
 	close_instances(fd, trig);
 }
 

@@ -173,6 +173,15 @@ static inline int touch_fresh_pages(int n)
 	return 0;
 }
 
+/* CPU time the calling thread has run, in ns. */
+static inline __u64 thread_cpu_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
 static inline void burn_cpu_ms(int ms)
 {
 	struct timespec t0, t;

@@ -15,21 +15,21 @@ timeout 120 "$PERF" record -q -o $data -c 100000 --sample-cpu \
 	-e timer:hrtimer_cancel/action=pause/ -- \
 	sh -c 'i=0; while [ $i -lt 200 ]; do sleep 0.005; i=$((i + 1)); done' ||
 	{ echo "perf record failed or timed out"; exit 1; }
-# Windows are per task and CPU here: each task (the shell and every sleep
-# it forks, inherited) has one group per CPU, with its own triggers.  A
-# child's groups start in the state its parent's had when it was copied,
-# which the FORK record (written later) cannot tell: its samples before its
-# own first trigger on that CPU are not judged (pause_safety checks
+# Windows are per task: each task (the shell and every sleep it forks,
+# inherited) has one group per CPU, whose instances share its window
+# (PERF_EVENT_IOC_SHARE_PAUSE), so a window opened on one CPU goes on on
+# the others.  A child starts in the state its parent's window had when it
+# was copied, which the FORK record (written later) cannot tell: its
+# samples before its own first trigger are not judged (pause_safety checks
 # inherited windows exactly).
 "$PERF" script -i $data --show-task-events -F cpu,tid,event 2>/dev/null | awk '
 	/PERF_RECORD_FORK\(/ {
 		s = substr($0, index($0, "PERF_RECORD_FORK(") + 17)
 		split(s, id, /[^0-9]+/)		# child pid, tid, parent pid, tid
-		for (c in cpus)
-			state[id[2] " " c] = "?"
+		state[id[2]] = "?"
 		next
 	}
-	{ cpus[$2] = 1; key = $1 " " $2 }	# tid [cpu]
+	{ key = $1 }				# tid
 	/hrtimer_start/ { state[key] = "open"; starts++ }
 	/hrtimer_cancel/ { state[key] = "closed" }
 	/cpu-clock/ {

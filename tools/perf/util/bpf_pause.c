@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/err.h>
+#include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <linux/zalloc.h>
 
@@ -54,6 +55,7 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "hwmon_pmu.h"
+#include "parse-events.h"
 #include "pause_action.h"
 #include "pmu.h"
 #include "target.h"
@@ -209,9 +211,9 @@ static bool kallsyms_has(const char *func)
 }
 
 static struct bpf_link *attach_kprobe(struct pause_window_bpf *skel,
-				      const struct bpf_pause_spec *spec, bool retprobe)
+				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
 {
-	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause,
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
 		    .offset = spec->offset);
 	struct bpf_link *link;
 	int err;
@@ -234,9 +236,9 @@ static bool is_bare_library(const char *exe)
 }
 
 static struct bpf_link *attach_uprobe(struct pause_window_bpf *skel,
-				      const struct bpf_pause_spec *spec, bool retprobe)
+				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = spec->pause,
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
 		    .func_name = spec->func);
 	char path[PATH_MAX], msg[128];
 	struct bpf_link *link;
@@ -309,9 +311,9 @@ static bool trace_event_is_probe(const char *category, const char *name)
  * (the perf event only carries them).  The link closes the perf event.
  */
 static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
-					   const struct bpf_pause_spec *spec)
+					   const struct bpf_pause_spec *spec, u64 cookie)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = spec->pause);
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_TRACEPOINT,
@@ -356,14 +358,14 @@ static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
 }
 
 static struct bpf_link *attach_tracepoint(struct pause_window_bpf *skel,
-					  const struct bpf_pause_spec *spec,
+					  const struct bpf_pause_spec *spec, u64 cookie,
 					  bool retprobe __maybe_unused)
 {
-	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = spec->pause);
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = cookie);
 	struct bpf_link *link;
 
 	if (trace_event_is_probe(spec->category, spec->name))
-		return attach_probe_event(skel, spec);
+		return attach_probe_event(skel, spec, cookie);
 	link = bpf_program__attach_tracepoint_opts(skel->progs.pause_tracepoint,
 						   spec->category, spec->name, &opts);
 	if (!link && errno == ENOENT)
@@ -377,7 +379,7 @@ static struct bpf_link *attach_tracepoint(struct pause_window_bpf *skel,
 
 static const struct {
 	struct bpf_link *(*attach)(struct pause_window_bpf *skel,
-				   const struct bpf_pause_spec *spec, bool retprobe);
+				   const struct bpf_pause_spec *spec, u64 cookie, bool retprobe);
 	bool retprobe;
 } probe_attach[BPF_PAUSE_PROBE__MAX] = {
 	[BPF_PAUSE_PROBE__KPROBE]	= { attach_kprobe, false },
@@ -466,16 +468,21 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct targe
 			leader++;
 			continue;
 		}
+		/* Shared: a thread's first instance stands for all, in column 0. */
+		for (int t = 0; !per_cpu && bp->session->shared && t < nr_threads; t++) {
+			u32 slot = t * nr_cpus * nr_leaders + leader;
+			int fd = evsel__first_fd(evsel, t);
+
+			if (fd >= 0 && bpf_map_update_elem(map_fd, &slot, &fd, BPF_ANY)) {
+				report_map_error(evsel, bp);
+				return -1;
+			}
+		}
 		perf_cpu_map__for_each_cpu(cpu, idx, evsel->core.cpus) {
 			int cpu_idx = perf_cpu_map__idx(all_cpus, cpu);
 
-			/* Shared: the first instance stands for all, in column 0. */
-			if (!per_cpu && bp->session->shared) {
-				if (idx > 0)
-					break;
-				cpu_idx = 0;
-			}
-
+			if (!per_cpu && bp->session->shared)
+				break;
 			for (int t = 0; t < nr_threads; t++) {
 				u32 slot = per_cpu ? (cpu_idx * nr_threads + t) * nr_leaders :
 						     (t * nr_cpus + cpu_idx) * nr_leaders;
@@ -513,12 +520,81 @@ static bool share_windows(struct evlist *evlist, struct target *target)
 			continue;
 		err = evsel__share_pause_window(evsel);
 		if (err) {
-			pr_debug("%s: windows not shared between CPUs: %s\n",
-				 evsel__name(evsel), strerror(-err));
+			pr_warning("%s: windows not shared between CPUs (%s): each window acts on every CPU's events of its thread\n",
+				   evsel__name(evsel), strerror(-err));
 			shared = false;
 		}
 	}
 	return shared;
+}
+
+int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
+				   struct target *target)
+{
+	const char *names[] = { BPF_PAUSE_OPEN_EVENT, BPF_PAUSE_CLOSE_EVENT };
+	char event[64];
+
+	/* The programs write them on the CPU they run on: no per-CPU events there. */
+	if (target->per_thread) {
+		pr_debug("--%s: --per-thread: windows are not marked in perf.data\n", option(bp));
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		struct evsel *evsel;
+
+		scnprintf(event, sizeof(event), "bpf-output/name=%s/", names[i]);
+		if (parse_event(evlist, event)) {
+			pr_err("--%s: cannot add the %s event that marks windows in perf.data\n",
+			       option(bp), names[i]);
+			return -1;
+		}
+		/*
+		 * Written by the programs on any CPU, for any thread, from the
+		 * start: not enabled on exec (no task of theirs execs).
+		 */
+		evsel = evlist__last(evlist);
+		evsel->core.system_wide = true;
+		evsel->immediate = true;
+	}
+	bp->boundaries = true;
+	return 0;
+}
+
+/* perf record: the CPUs' window-open and window-close events, for the programs. */
+static int fill_boundaries(struct bpf_pause *bp, struct evlist *evlist)
+{
+	struct pause_window_bpf *skel = bp->session->skel;
+	const struct {
+		const char	*name;
+		struct bpf_map	*map;
+	} out[] = {
+		{ BPF_PAUSE_OPEN_EVENT, skel->maps.window_opens },
+		{ BPF_PAUSE_CLOSE_EVENT, skel->maps.window_closes },
+	};
+
+	for (size_t i = 0; bp->boundaries && i < ARRAY_SIZE(out); i++) {
+		struct evsel *evsel = evlist__find_evsel_by_str(evlist, out[i].name);
+		struct perf_cpu cpu;
+		unsigned int idx;
+
+		if (!evsel || !evsel->core.fd) {
+			pr_err("--%s: the %s event was not opened\n", option(bp), out[i].name);
+			return -1;
+		}
+		perf_cpu_map__for_each_cpu(cpu, idx, evsel->core.cpus) {
+			int fd = FD(evsel, idx, 0);
+			u32 key = cpu.cpu;
+
+			if (fd < 0 || cpu.cpu < 0)
+				continue;
+			if (bpf_map_update_elem(bpf_map__fd(out[i].map), &key, &fd, BPF_ANY)) {
+				pr_err("--%s: cannot hand the %s event to BPF: %s\n", option(bp),
+				       out[i].name, strerror(errno));
+				return -1;
+			}
+		}
+	}
+	return 0;
 }
 
 /* Every windowed event starts paused: a CPU's state is known from the start. */
@@ -598,6 +674,9 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	bp->session->skel = skel;	/* destroyed by bpf_pause__cleanup() */
 	bpf_map__set_max_entries(skel->maps.events, nr_slots);
 	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
+	bpf_map__set_max_entries(skel->maps.window_opens, max_cpu >= 0 ? max_cpu + 1 : 1);
+	bpf_map__set_max_entries(skel->maps.window_closes, max_cpu >= 0 ? max_cpu + 1 : 1);
+	skel->rodata->record_boundaries = bp->boundaries;
 	skel->rodata->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
 	skel->rodata->slots_per_window = !per_cpu && bp->session->shared ? (u32)nr_leaders :
 					 skel->rodata->slots_per_range;
@@ -664,7 +743,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	s->shared = shared;
 	if (!s->skel && load_skel(bp, evlist, target, nr_leaders))
 		goto out;
-	if (fill_events(bp, evlist, target, nr_leaders))
+	if (fill_events(bp, evlist, target, nr_leaders) || fill_boundaries(bp, evlist))
 		goto out;
 	if (fill_threads(bp, evlist, target)) {
 		pr_err("--%s: cannot give the session's threads their windows: %s\n", opt,
@@ -686,7 +765,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 			if (spec->pause != !pass)
 				continue;
 			s->links[s->nr_links] = probe_attach[spec->probe].attach(s->skel, spec,
-										 retprobe);
+									PAUSE_COOKIE(i, spec->pause), retprobe);
 			if (!s->links[s->nr_links])
 				goto out;
 			s->nr_links++;

@@ -26,8 +26,19 @@ struct bpf_pause {
 	bool			workload_only;	/* -a/-C: only the workload opens windows */
 	const char		*option;	/* the first option given, for messages */
 	const char		*inherit_hint;	/* what turns inherit off */
+	bool			boundaries;	/* perf record: window-open/-close events */
 	struct bpf_pause_session *session;	/* what bpf_pause__install() set up */
 };
+
+/*
+ * perf record marks each window in perf.data with a sample of these
+ * bpf-output events, at the window's open and at its close (raw data:
+ * struct pause_boundary), so that perf script shows the windows between
+ * the samples and perf report --switch-on=window-open
+ * --switch-off=window-close reads the windows back.
+ */
+#define BPF_PAUSE_OPEN_EVENT	"window-open"
+#define BPF_PAUSE_CLOSE_EVENT	"window-close"
 
 #define BPF_PAUSE_SPEC_HELP \
 	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME"
@@ -51,6 +62,12 @@ static inline bool bpf_pause__active(const struct bpf_pause *bp)
 }
 
 #ifdef HAVE_BPF_SKEL
+/*
+ * perf record, before the events are configured: add the window-open and
+ * window-close events (not with --per-thread, which has no per-CPU events).
+ */
+int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
+				   struct target *target);
 /* Before the events are opened: kernel support, start-paused events. */
 int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist);
 /* After they are opened: fill the event map, attach the triggers. */
@@ -63,6 +80,13 @@ void bpf_pause__fprintf_summary(const struct bpf_pause *bp, FILE *fp);
 void bpf_pause__cleanup(struct bpf_pause *bp);
 #else
 #include "debug.h"
+
+static inline int bpf_pause__add_boundary_events(struct bpf_pause *bp __maybe_unused,
+						 struct evlist *evlist __maybe_unused,
+						 struct target *target __maybe_unused)
+{
+	return 0;	/* bpf_pause__prepare() says why nothing works */
+}
 
 static inline int bpf_pause__prepare(struct bpf_pause *bp __maybe_unused,
 				     struct evlist *evlist __maybe_unused)

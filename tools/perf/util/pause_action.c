@@ -164,6 +164,15 @@ int evlist__parse_pause_action(struct evlist *evlist)
 
 #define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
 
+int evsel__first_fd(struct evsel *evsel, int thread)
+{
+	for (int c = 0; evsel->core.fd && c < (int)perf_cpu_map__nr(evsel->core.cpus); c++) {
+		if (FD(evsel, c, thread) >= 0)
+			return FD(evsel, c, thread);
+	}
+	return -1;
+}
+
 int evsel__share_pause_window(struct evsel *leader)
 {
 	struct perf_thread_map *threads = leader->core.threads;
@@ -173,16 +182,19 @@ int evsel__share_pause_window(struct evsel *leader)
 	if (!leader->core.fd || nr_cpus < 2 || perf_cpu_map__has_any_cpu(cpus))
 		return 0;
 	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
-		int first = FD(leader, 0, t);
+		int first = evsel__first_fd(leader, t);
 
 		if (perf_thread_map__pid(threads, t) == -1)
 			return 0;	/* CPU-bound: the CPU's windows */
-		for (int c = 1; c < nr_cpus; c++) {
+		for (int c = 0; first >= 0 && c < nr_cpus; c++) {
 			int fd = FD(leader, c, t);
 
-			if (first >= 0 && fd >= 0 &&
-			    ioctl(fd, PERF_EVENT_IOC_SHARE_PAUSE, first))
-				return -errno;
+			if (fd < 0 || fd == first ||
+			    !ioctl(fd, PERF_EVENT_IOC_SHARE_PAUSE, first))
+				continue;
+			if (errno == ESRCH)
+				break;	/* the thread exited: nothing to share */
+			return -errno;
 		}
 	}
 	return 0;

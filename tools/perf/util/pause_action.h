@@ -23,6 +23,9 @@ struct evsel;
  */
 int evsel__share_pause_window(struct evsel *leader);
 
+/* The fd of @evsel's first CPU instance for thread index @thread, or -1. */
+int evsel__first_fd(struct evsel *evsel, int thread);
+
 /* The same for every group trigger events or start-paused give windows. */
 int evlist__share_pause_windows(struct evlist *evlist);
 

@@ -39,7 +39,10 @@ work="perf test -w pause_window 20 2000000 20000000"
 check_inside() {
   local in bad total
 
-  perf script -i "$1" -F ip,sym,dso 2>/dev/null | awk '{ print $2, $NF }' >"${syms}"
+  # cpu-clock samples only: the window-open/-close samples carry the
+  # probe's address (a uretprobe's return is in the caller).
+  perf script -i "$1" -F event,ip,sym,dso 2>/dev/null |
+    awk '$1 ~ /^cpu-clock/ { print $3, $NF }' >"${syms}"
   total=$(wc -l <"${syms}")
   in=$(grep -c '^pause_window_inside ' "${syms}" || true)
   bad=$(grep -v -e '^pause_window_inside ' -e '^[^ ]*@plt ' "${syms}" |
@@ -87,6 +90,31 @@ perf record -q -o "${data}" -c 1 -e page-faults \
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid -- ${work}
 pw_in_range "--switch-on/--switch-off: page-fault samples" "$(count_faults)" \
   "${pf}" "${pf}" || err=1
+
+# The windows' boundaries are in perf.data: one window-open and one
+# window-close sample per window, and every page-fault sample of a thread
+# between an open and a close of that thread, in perf script's time order.
+echo "--- window boundaries in perf.data"
+opens=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-open' || true)
+closes=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-close' || true)
+pw_in_range "window-open samples" "${opens}" 20 20 || err=1
+pw_in_range "window-close samples" "${closes}" 20 20 || err=1
+outside=$(perf script -i "${data}" -F tid,event 2>/dev/null | awk '
+  $2 ~ /^window-open/ { open[$1] = 1 }
+  $2 ~ /^window-close/ { open[$1] = 0 }
+  $2 ~ /^page-faults/ && !open[$1] { n++ }
+  END { print n + 0 }')
+pw_in_range "page-fault samples outside the recorded windows" "${outside}" 0 0 || err=1
+# perf script and perf report read the windows back with --switch-on/-off.
+inside=$(perf script -i "${data}" --switch-on=window-open --switch-off=window-close \
+  -F event 2>/dev/null | grep -c '^ *page-faults' || true)
+pw_in_range "perf script --switch-on=window-open --switch-off=window-close" "${inside}" \
+  "${pf}" "${pf}" || err=1
+if ! perf report -i "${data}" --stdio --switch-on=window-open --switch-off=window-close \
+    2>&1 | grep -q 'page-faults'; then
+  echo "FAIL: perf report --switch-on=window-open --switch-off=window-close"
+  err=1
+fi
 
 # A trigger acts on its own group; per-task perf record opens it once per
 # CPU, and the kernel shares the task's window between them.

@@ -98,7 +98,26 @@ struct {
 	__uint(max_entries, 1);
 } cpu_state SEC(".maps");
 
+/*
+ * perf record: the window-open and window-close bpf-output events, one
+ * per CPU, that mark each outermost window's boundaries in perf.data.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, 1);		/* resized before load */
+} window_opens SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, 1);		/* resized before load */
+} window_closes SEC(".maps");
+
 /* Set before load. */
+const volatile bool record_boundaries;	/* perf record: window_opens, _closes */
 const volatile __u32 slots_per_range = 1;
 const volatile __u32 slots_per_window = 1;
 const volatile bool per_cpu_ranges;	/* CPU-bound session */
@@ -297,8 +316,26 @@ static bool close_one(struct pause_thread *pt, bool *last, bool *own)
 	return false;	/* a storm of nested triggers on one thread: give up */
 }
 
-static int set_paused(bool pause)
+/*
+ * Mark a window's boundary in perf.data: the open before the events are
+ * resumed, the close after they are paused, so that the window's samples
+ * fall between the two.
+ */
+static void mark_boundary(void *ctx, bool close, __u32 spec)
 {
+	struct pause_boundary b = { .spec = spec };
+
+	if (!record_boundaries)
+		return;
+	if (close)
+		bpf_perf_event_output(ctx, &window_closes, BPF_F_CURRENT_CPU, &b, sizeof(b));
+	else
+		bpf_perf_event_output(ctx, &window_opens, BPF_F_CURRENT_CPU, &b, sizeof(b));
+}
+
+static int set_paused(void *ctx, __u64 cookie)
+{
+	bool pause = PAUSE_COOKIE_PAUSE(cookie);
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pause_stats *st = stats_here();
 	struct pause_thread *pt;
@@ -325,6 +362,7 @@ static int set_paused(bool pause)
 			return 0;
 		}
 		__sync_fetch_and_add(&st->windows, 1);
+		mark_boundary(ctx, false, PAUSE_COOKIE_SPEC(cookie));
 	} else {
 		if (!close_one(pt, &last, &own)) {
 			__sync_fetch_and_add(&st->unbalanced, 1);
@@ -336,6 +374,9 @@ static int set_paused(bool pause)
 			return 0;
 	}
 	follow(task, pt);
+	/* Windows inherited from the parent are its: it marks their ends. */
+	if (pause && own)
+		mark_boundary(ctx, true, PAUSE_COOKIE_SPEC(cookie));
 	return 0;
 }
 
@@ -343,13 +384,13 @@ static int set_paused(bool pause)
 SEC("kprobe")
 int pause_probe(struct pt_regs *ctx)
 {
-	return set_paused(bpf_get_attach_cookie(ctx));
+	return set_paused(ctx, bpf_get_attach_cookie(ctx));
 }
 
 SEC("tp")
 int pause_tracepoint(void *ctx)
 {
-	return set_paused(bpf_get_attach_cookie(ctx));
+	return set_paused(ctx, bpf_get_attach_cookie(ctx));
 }
 
 /*
@@ -404,7 +445,7 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 }
 
 /* A thread that exits or execs inside its windows closes them: count that. */
-static int drop_windows(void)
+static int drop_windows(void *ctx, __u32 reason)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pause_thread *pt = thread_of(task, false);
@@ -416,22 +457,24 @@ static int drop_windows(void)
 	old = __sync_lock_test_and_set(&pt->depths, 0);
 	if (!depth_of(old))
 		return 0;
-	if (depth_of(old) > inherited_of(old))
-		__sync_fetch_and_add(&st->dropped, depth_of(old) - inherited_of(old));
 	follow(task, pt);
+	if (depth_of(old) > inherited_of(old)) {
+		__sync_fetch_and_add(&st->dropped, depth_of(old) - inherited_of(old));
+		mark_boundary(ctx, true, reason);
+	}
 	return 0;
 }
 
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(pause_drop_at_exit, struct task_struct *task)
 {
-	return drop_windows();
+	return drop_windows(ctx, PAUSE_BOUNDARY_EXIT);
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(pause_drop_at_exec, struct task_struct *task)
 {
-	return drop_windows();
+	return drop_windows(ctx, PAUSE_BOUNDARY_EXEC);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -27,4 +27,23 @@ struct pause_thread {
 	__u8  pad;
 };
 
+/*
+ * perf record: the raw data of a window-open or window-close sample (see
+ * bpf_pause__add_boundary_events()).  @spec is the index of the trigger
+ * that opened or closed the window, in the order the specs were given,
+ * or one of the reasons below for a window its thread left open.
+ */
+struct pause_boundary {
+	__u32 spec;
+	__u32 pad;
+};
+
+#define PAUSE_BOUNDARY_EXIT	0xfffffffeU	/* its thread exited */
+#define PAUSE_BOUNDARY_EXEC	0xffffffffU	/* its thread exec'd */
+
+/* A probe's attach cookie: the spec's index, and whether it pauses. */
+#define PAUSE_COOKIE(spec, pause)	(((__u64)(spec) << 1) | !!(pause))
+#define PAUSE_COOKIE_SPEC(cookie)	((__u32)((cookie) >> 1))
+#define PAUSE_COOKIE_PAUSE(cookie)	((cookie) & 1)
+
 #endif /* __PAUSE_WINDOW_H */
