@@ -75,8 +75,9 @@ git -C "$chk" -c user.name=x -c user.email=x@x am -q $(ls "$out"/*.patch | grep 
 rm -rf "$chk"
 
 # Reports in harness/checkpatch-allow are accepted, with their reason;
-# FILE_PATH_CHANGES only for a patch whose new files are all in tools/perf/
-# or kernel/events/ (both covered by MAINTAINERS' perf entries).
+# FILE_PATH_CHANGES only for a patch whose new files are all in tools/perf/,
+# kernel/events/ or tools/testing/selftests/perf_events/ (all covered by
+# MAINTAINERS' perf entries).
 allowed() {	# allowed TYPE FILE PATCH
 	local type file glob reason
 	while IFS=$'\t' read -r type glob reason; do
@@ -84,7 +85,7 @@ allowed() {	# allowed TYPE FILE PATCH
 		[ "$type" = "$1" ] || continue
 		if [ "$glob" = - ]; then
 			[ "$1" != FILE_PATH_CHANGES ] && return 0
-			! grep -A1 '^--- /dev/null' "$3" | sed -n 's|^+++ b/||p' | grep -Eqv '^(tools/perf|kernel/events)/' && return 0
+			! grep -A1 '^--- /dev/null' "$3" | sed -n 's|^+++ b/||p' | grep -Eqv '^(tools/perf|kernel/events|tools/testing/selftests/perf_events)/' && return 0
 		else
 			# shellcheck disable=SC2254
 			case "$2" in $glob) return 0 ;; esac

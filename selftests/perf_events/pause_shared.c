@@ -105,21 +105,24 @@ static void close_instances(int fd[2], int trig[2][2])
 	}
 }
 
-#define CHECK_OPEN(err)							\
-	do {								\
-		if ((err) == -ENODEV)					\
-			SKIP(return, "needs CPUs 0 and 1 online");	\
-		if ((err) == -ENOENT)					\
-			SKIP(return, "no syscall tracepoints");		\
-		ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-(err)));	\
-	} while (0)
+/* Why open_instances() failed, if it is a reason to skip: or NULL. */
+static const char *skip_reason(int err)
+{
+	if (err == -ENODEV)
+		return "needs CPUs 0 and 1 online";
+	if (err == -ENOENT)
+		return "no syscall tracepoints";
+	return NULL;
+}
 
 FIXTURE_SETUP(shared)
 {
 	int err = open_instances(_metadata, self->fd, self->trig,
 				 variant->share, variant->inherit);
 
-	CHECK_OPEN(err);
+	if (skip_reason(err))
+		SKIP(return, "%s", skip_reason(err));
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
 }
 
 FIXTURE_TEARDOWN(shared)
@@ -184,7 +187,9 @@ TEST(inherited_window_follows_child)
 	int err = open_instances(_metadata, fd, trig, 1, 1);
 	pid_t pid;
 
-	CHECK_OPEN(err);
+	if (skip_reason(err))
+		SKIP(return, "%s", skip_reason(err));
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
 	window_open();
 	pid = vfork();
 	if (pid == 0) {
@@ -375,7 +380,9 @@ TEST(shared_window_across_clone_swaps)
 	pthread_t t;
 	char c = 1;
 
-	CHECK_OPEN(err);
+	if (skip_reason(err))
+		SKIP(return, "%s", skip_reason(err));
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
 	ASSERT_EQ(start_thread_on(0, echo_thread, &t), 0);
 	for (int i = 0; i < 50; i++) {
 		ASSERT_EQ(write(pipes[0][1], &c, 1), 1);
@@ -424,7 +431,9 @@ TEST(clone_swap_takes_window_opened_elsewhere)
 	pthread_t t;
 	char c;
 
-	CHECK_OPEN(err);
+	if (skip_reason(err))
+		SKIP(return, "%s", skip_reason(err));
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
 	ASSERT_EQ(start_thread_on(1, window_elsewhere_thread, &t), 0);
 	ASSERT_EQ(read(pipes[1][0], &c, 1), 1);	/* its window is open */
 

@@ -531,12 +531,13 @@ static bool share_windows(struct evlist *evlist, struct target *target)
 int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
 				   struct target *target)
 {
-	const char *names[] = { BPF_PAUSE_OPEN_EVENT, BPF_PAUSE_CLOSE_EVENT };
+	static const char * const names[] = { BPF_PAUSE_OPEN_EVENT, BPF_PAUSE_CLOSE_EVENT };
 	char event[64];
 
 	/* The programs write them on the CPU they run on: no per-CPU events there. */
 	if (target->per_thread) {
-		pr_debug("--%s: --per-thread: windows are not marked in perf.data\n", option(bp));
+		pr_debug("--%s: --per-thread: windows are not marked in perf.data\n",
+			 option(bp));
 		return 0;
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -761,11 +762,12 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		for (int i = 0; i < bp->specs.nr; i++) {
 			const struct bpf_pause_spec *spec = &bp->specs.specs[i];
 			bool retprobe = probe_attach[spec->probe].retprobe;
+			u64 cookie = PAUSE_COOKIE(i, spec->pause);
 
 			if (spec->pause != !pass)
 				continue;
 			s->links[s->nr_links] = probe_attach[spec->probe].attach(s->skel, spec,
-									PAUSE_COOKIE(i, spec->pause), retprobe);
+										 cookie, retprobe);
 			if (!s->links[s->nr_links])
 				goto out;
 			s->nr_links++;

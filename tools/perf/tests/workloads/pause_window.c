@@ -149,21 +149,21 @@ static int prefault_unwind_tables(struct dl_phdr_info *info, size_t size __maybe
 				  void *data)
 {
 	long page = *(long *)data;
-	const ElfW(Phdr) *eh = NULL;
+	const typeof(*info->dlpi_phdr) *eh = NULL;
 
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
 			eh = &info->dlpi_phdr[i];
 	}
 	for (int i = 0; eh && i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const typeof(*info->dlpi_phdr) *ph = &info->dlpi_phdr[i];
 		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
 
 		if (ph->p_type != PT_LOAD || eh->p_vaddr < ph->p_vaddr ||
 		    eh->p_vaddr >= ph->p_vaddr + ph->p_memsz)
 			continue;
 		for (uintptr_t a = start & ~(page - 1); a < start + ph->p_memsz; a += page)
-			(void)*(volatile const char *)a;
+			(void)READ_ONCE(*(const char *)a);
 	}
 	return 1;
 }
