@@ -333,10 +333,17 @@ TEST(time_paused_is_time_outside_windows)
 	/* Both are taken from the context's clock a few instructions apart. */
 	slack = 200 * 1000 + inside / 50;
 	expect_counted_inside(_metadata, &tc, slack);
-	/* The windows' syscalls are in cpu_in: a few us each. */
+	/*
+	 * cpu_in also holds what the task-clock cannot count: the syscalls
+	 * and triggers around each window, and switching back in after the
+	 * sleep up to perf's sched-in.  A few us each on a normal kernel,
+	 * up to a ms on a debug one (lockdep, KASAN) under emulation (3.2 ms
+	 * of 35.3 seen): a fifth, which still tells the 30 ms of bursts
+	 * inside the windows from the 40 ms outside.
+	 */
 	EXPECT_LE(tc.value, cpu_in + slack)
 		TH_LOG("counted %llu ns, the thread ran %llu ns inside", tc.value, cpu_in);
-	EXPECT_GE(tc.value + slack + 2 * 1000 * 1000ULL, cpu_in)
+	EXPECT_GE(tc.value + slack + cpu_in / 5, cpu_in)
 		TH_LOG("counted %llu ns, the thread ran %llu ns inside", tc.value, cpu_in);
 	EXPECT_GE(tc.paused + slack + 2 * 1000 * 1000ULL, cpu_out)
 		TH_LOG("paused %llu ns, the thread ran %llu ns outside", tc.paused, cpu_out);
@@ -412,7 +419,7 @@ TEST(time_paused_group_and_inherited)
 		TH_LOG("the child's paused time was not added: %llu ns, it ran %llu ns paused",
 		       g.cntr[0].paused, cpu[0]);
 	EXPECT_LE(g.cntr[0].paused, g.running);
-	EXPECT_GE(g.cntr[0].value + 2 * 1000 * 1000ULL, cpu[1])
+	EXPECT_GE(g.cntr[0].value + 2 * 1000 * 1000ULL + cpu[1] / 5, cpu[1])
 		TH_LOG("counted %llu ns, the child ran %llu ns in its window",
 		       g.cntr[0].value, cpu[1]);
 	munmap(cpu, 2 * sizeof(*cpu));

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -196,6 +197,36 @@ static bool has_kfunc(void)
 #endif
 }
 
+/*
+ * Instances of one group for two CPUs share a window (perf record's
+ * default mode): 1, 0 if the kernel has no such ioctl, -1 if this machine
+ * has a single online CPU to try it on.
+ */
+static int probe_share(void)
+{
+	struct perf_cpu_map *cpus = perf_cpu_map__new_online_cpus();
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.disabled = 1,
+		.start_paused = 1,
+	};
+	int fd[2] = { -1, -1 }, ret = -1;
+
+	for (int i = 0; cpus && perf_cpu_map__nr(cpus) >= 2 && i < 2; i++)
+		fd[i] = syscall(__NR_perf_event_open, &attr, 0, perf_cpu_map__cpu(cpus, i).cpu,
+				-1, PERF_FLAG_FD_CLOEXEC);
+	if (fd[0] >= 0 && fd[1] >= 0)
+		ret = !ioctl(fd[1], PERF_EVENT_IOC_SHARE_PAUSE, fd[0]);
+	for (int i = 0; i < 2; i++) {
+		if (fd[i] >= 0)
+			close(fd[i]);
+	}
+	perf_cpu_map__put(cpus);
+	return ret;
+}
+
 int pause__check(bool silent)
 {
 	struct perf_event_attr attr = {
@@ -203,7 +234,7 @@ int pause__check(bool silent)
 		.config = PERF_COUNT_SW_TASK_CLOCK,
 	};
 	bool start_paused, triggers, time_paused;
-	int ret;
+	int ret, shared;
 
 	ret = probe_pause(&attr, 0);
 	start_paused = ret > 0;
@@ -228,9 +259,12 @@ int pause__check(bool silent)
 
 	if (silent)
 		return start_paused ? 0 : 1;
+	shared = probe_share();
 	printf("start paused (perf_event_attr::start_paused):         %s\n", yes_no(start_paused));
 	printf("trigger events (perf_event_attr::pause, resume):      %s\n", yes_no(triggers));
 	printf("time paused (read_format PERF_FORMAT_TIME_PAUSED):    %s\n", yes_no(time_paused));
+	printf("windows shared between CPUs (PERF_EVENT_IOC_SHARE_PAUSE): %s\n",
+	       shared < 0 ? "unknown (one online CPU)" : yes_no(shared));
 	printf("BPF kfunc bpf_perf_event_pause() (--bpf-pause):       %s%s\n",
 	       yes_no(has_kfunc()),
 #ifdef HAVE_BPF_SKEL
