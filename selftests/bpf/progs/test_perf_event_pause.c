@@ -138,8 +138,13 @@ int hrtimer_cancel_close(void *ctx)
 /*
  * On the context switch path, after the previous task's events were
  * scheduled out and before current's are scheduled in: current's context
- * is not active, so it may be changing on another CPU; -EAGAIN.
+ * is not active, so the kernel records the state under its lock for the
+ * sched-in (-EAGAIN only if that lock is held).  switch_in_pause says
+ * what to do.
  */
+bool switch_in_pause;
+int nr_switch_ok;
+
 SEC("kprobe")
 int BPF_KPROBE(switch_in_probe)
 {
@@ -147,11 +152,13 @@ int BPF_KPROBE(switch_in_probe)
 
 	if ((bpf_get_current_pid_tgid() >> 32) != target_pid)
 		return 0;
-	ret = bpf_perf_event_pause(&events, slot, false);
+	ret = bpf_perf_event_pause(&events, slot, switch_in_pause);
 	if (ret == -EAGAIN)
 		__sync_fetch_and_add(&nr_eagain, 1);
 	else if (ret)
 		__sync_fetch_and_add(&nr_errors, 1);
+	else
+		__sync_fetch_and_add(&nr_switch_ok, 1);
 	return 0;
 }
 

@@ -271,6 +271,35 @@ static void test_resolve_exe(void)
 	CHECK(bpf_pause_spec__resolve_exe("sh", buf, 4) == -1, "short buffer accepted");
 }
 
+/* Frame windows: a uprobe opening and a uretprobe closing on one function. */
+static void test_frame(void)
+{
+	static const struct {
+		const char *str;
+		bool frame[2];
+	} frames[] = {
+		{ "uprobe:r:x:f,uretprobe:p:x:f", { true, true } },
+		{ "uretprobe:p:x:f,uprobe:r:x:f", { true, true } },
+		{ "uprobe:r:x:f,uretprobe:p:x:g", { false, false } },
+		{ "uprobe:r:x:f,uretprobe:p:y:f", { false, false } },
+		{ "uprobe:p:x:f,uretprobe:r:x:f", { false, false } },
+		{ "uprobe:r:x:f+4,uretprobe:p:x:f", { false, false } },
+		{ "uprobe:r:x:f,tp:p:a:b", { false, false } },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(frames); i++) {
+		struct bpf_pause_specs specs = { 0 };
+
+		if (!parse_good(frames[i].str, &specs))
+			continue;
+		for (int j = 0; j < 2; j++)
+			CHECK(bpf_pause_specs__is_frame(&specs, j) == frames[i].frame[j],
+			      "'%s': spec %d frame %d, want %d", frames[i].str, j,
+			      bpf_pause_specs__is_frame(&specs, j), frames[i].frame[j]);
+		bpf_pause_specs__exit(&specs);
+	}
+}
+
 static int test__bpf_pause_spec(struct test_suite *test __maybe_unused,
 				int subtest __maybe_unused)
 {
@@ -281,6 +310,7 @@ static int test__bpf_pause_spec(struct test_suite *test __maybe_unused,
 	test_switch();
 	test_limit();
 	test_resolve_exe();
+	test_frame();
 	return failures ? TEST_FAIL : TEST_OK;
 }
 

@@ -47,6 +47,7 @@
 #include <perf/threadmap.h>
 
 #include "bpf_pause.h"
+#include "bpf_pause_uprobe.h"
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
 #include "cpumap.h"
@@ -83,6 +84,10 @@ struct bpf_pause_session {
 	int			nr_links;
 	bool			attached;	/* perf stat -r: once for all runs */
 	bool			shared;		/* per-task: windows shared between CPUs */
+	/* uprobes trap the session's processes only (bpf_pause_uprobe.c) */
+	struct bpf_pause_uprobes *uprobes;
+	pid_t			carrier;	/* the thread their programs hang on */
+	bool			scoped_warned;	/* could not: said so once */
 };
 
 /* read_counts() sums struct pause_stats as an array of u64. */
@@ -128,11 +133,15 @@ static bool evsel__read_by_perf(struct evsel *evsel)
  * tracking and BPF output events perf report needs all along, nor the
  * events perf reads itself.
  */
+static bool evsel__is_windowable(struct evsel *evsel)
+{
+	return !evsel__is_any_trigger(evsel) && !evsel__is_dummy_event(evsel) &&
+	       !evsel__is_bpf_output(evsel) && !evsel__read_by_perf(evsel);
+}
+
 static bool evsel__is_windowed(struct evsel *evsel)
 {
-	return evsel__is_group_leader(evsel) && !evsel__is_any_trigger(evsel) &&
-	       !evsel__is_dummy_event(evsel) && !evsel__is_bpf_output(evsel) &&
-	       !evsel__read_by_perf(evsel);
+	return evsel__is_group_leader(evsel) && evsel__is_windowable(evsel);
 }
 
 static int check_kernel_support(const char *opt)
@@ -155,7 +164,45 @@ static int check_kernel_support(const char *opt)
 	return 0;
 }
 
-int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
+static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
+		     int nr_leaders);
+static int fill_threads(struct bpf_pause *bp, struct evlist *evlist, struct target *target);
+
+/*
+ * Threads given to the session (-p, -t) run already, and may create
+ * others while perf opens their events, which those inherit: load the
+ * program and give the threads their entries before, so that a thread
+ * created from then on inherits its creator's entry too
+ * (pause_follow_fork).  bpf_pause__install() gives them again, with the
+ * indices the events were opened with.
+ */
+static int prepare_running_threads(struct bpf_pause *bp, struct evlist *evlist,
+				   struct target *target)
+{
+	libbpf_print_fn_t old_print = libbpf_set_print(quiet_libbpf_print);
+	struct evsel *evsel;
+	int nr_leaders = 0, err = -1;
+
+	bp->session = zalloc(sizeof(*bp->session));
+	if (!bp->session)
+		goto out;
+	/* Every member may lead: weak groups are split at open if need be. */
+	evlist__for_each_entry(evlist, evsel)
+		nr_leaders += evsel__is_windowable(evsel);
+	if (load_skel(bp, evlist, target, nr_leaders))
+		goto out;
+	if (fill_threads(bp, evlist, target)) {
+		pr_err("--%s: cannot give the session's threads their windows: %s\n", option(bp),
+		       strerror(errno));
+		goto out;
+	}
+	err = 0;
+out:
+	libbpf_set_print(old_print);
+	return err;
+}
+
+int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
 {
 	const char *opt = option(bp);
 	struct evsel *evsel;
@@ -190,6 +237,8 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist)
 		       opt);
 		return -1;
 	}
+	if (!target__has_cpu(target) && (target->pid || target->tid))
+		return prepare_running_threads(bp, evlist, target);
 	return 0;
 }
 
@@ -210,7 +259,7 @@ static bool kallsyms_has(const char *func)
 	return found;
 }
 
-static struct bpf_link *attach_kprobe(struct pause_window_bpf *skel,
+static struct bpf_link *attach_kprobe(struct bpf_pause_session *s,
 				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
@@ -218,7 +267,7 @@ static struct bpf_link *attach_kprobe(struct pause_window_bpf *skel,
 	struct bpf_link *link;
 	int err;
 
-	link = bpf_program__attach_kprobe_opts(skel->progs.pause_probe, spec->func, &opts);
+	link = bpf_program__attach_kprobe_opts(s->skel->progs.pause_probe, spec->func, &opts);
 	err = errno;
 	if (!link && !kallsyms_has(spec->func))
 		pr_err("--%s: '%s': kernel function '%s' not found\n",
@@ -235,11 +284,38 @@ static bool is_bare_library(const char *exe)
 	return !strchr(exe, '/') && strstr(exe, ".so.");
 }
 
-static struct bpf_link *attach_uprobe(struct pause_window_bpf *skel,
-				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
+/*
+ * In the session's processes only, if it knows them (s->uprobes) and
+ * tracefs lets perf add trace events; for every process otherwise.
+ */
+static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
+					    const struct bpf_pause_spec *spec, const char *path,
+					    u64 cookie, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
 		    .func_name = spec->func);
+	struct bpf_link *link = NULL;
+
+	if (s->uprobes) {
+		int ret = bpf_pause_uprobes__attach(s->uprobes, s->skel->progs.pause_probe, path,
+						    spec->func, spec->offset, retprobe,
+						    spec->pause, cookie, s->carrier, &link);
+
+		if (ret != -2)
+			return link;
+		if (!s->scoped_warned)
+			pr_warning("--%s: cannot add uprobe trace events in %s: uprobes trap every process running their binary (only the session's open windows)\n",
+				   spec->option, tracing_path_mount());
+		s->scoped_warned = true;
+	}
+	/* With func_name, libbpf adds the symbol's address to the offset. */
+	return bpf_program__attach_uprobe_opts(s->skel->progs.pause_probe, -1, path,
+					       spec->offset, &opts);
+}
+
+static struct bpf_link *attach_uprobe(struct bpf_pause_session *s,
+				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
+{
 	char path[PATH_MAX], msg[128];
 	struct bpf_link *link;
 	int err;
@@ -252,9 +328,7 @@ static struct bpf_link *attach_uprobe(struct pause_window_bpf *skel,
 		}
 		snprintf(path, sizeof(path), "%s", spec->exe);
 	}
-	/* With func_name, libbpf adds the symbol's address to the offset. */
-	link = bpf_program__attach_uprobe_opts(skel->progs.pause_probe, -1, path, spec->offset,
-					       &opts);
+	link = attach_uprobe_where(s, spec, path, cookie, retprobe);
 	if (link)
 		return link;
 	err = errno;
@@ -310,7 +384,7 @@ static bool trace_event_is_probe(const char *category, const char *name)
  * of a kprobe or uprobe trace event run for every hit, on any CPU and task
  * (the perf event only carries them).  The link closes the perf event.
  */
-static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
+static struct bpf_link *attach_probe_event(struct bpf_pause_session *s,
 					   const struct bpf_pause_spec *spec, u64 cookie)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
@@ -348,7 +422,7 @@ static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
 		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
 		return NULL;
 	}
-	link = bpf_program__attach_perf_event_opts(skel->progs.pause_probe, fd, &opts);
+	link = bpf_program__attach_perf_event_opts(s->skel->progs.pause_probe, fd, &opts);
 	if (!link) {
 		pr_err("--%s: '%s': cannot attach to probe event '%s:%s': %s\n",
 		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
@@ -357,7 +431,7 @@ static struct bpf_link *attach_probe_event(struct pause_window_bpf *skel,
 	return link;
 }
 
-static struct bpf_link *attach_tracepoint(struct pause_window_bpf *skel,
+static struct bpf_link *attach_tracepoint(struct bpf_pause_session *s,
 					  const struct bpf_pause_spec *spec, u64 cookie,
 					  bool retprobe __maybe_unused)
 {
@@ -365,8 +439,8 @@ static struct bpf_link *attach_tracepoint(struct pause_window_bpf *skel,
 	struct bpf_link *link;
 
 	if (trace_event_is_probe(spec->category, spec->name))
-		return attach_probe_event(skel, spec, cookie);
-	link = bpf_program__attach_tracepoint_opts(skel->progs.pause_tracepoint,
+		return attach_probe_event(s, spec, cookie);
+	link = bpf_program__attach_tracepoint_opts(s->skel->progs.pause_tracepoint,
 						   spec->category, spec->name, &opts);
 	if (!link && errno == ENOENT)
 		pr_err("--%s: '%s': tracepoint '%s:%s' not found ('perf list tracepoint' lists them)\n",
@@ -378,7 +452,7 @@ static struct bpf_link *attach_tracepoint(struct pause_window_bpf *skel,
 }
 
 static const struct {
-	struct bpf_link *(*attach)(struct pause_window_bpf *skel,
+	struct bpf_link *(*attach)(struct bpf_pause_session *s,
 				   const struct bpf_pause_spec *spec, u64 cookie, bool retprobe);
 	bool retprobe;
 } probe_attach[BPF_PAUSE_PROBE__MAX] = {
@@ -390,15 +464,22 @@ static const struct {
 };
 
 /* Give thread @tid of the session its entry: @idx (1 + its index), or 0 (filter only). */
-static int add_thread(struct pause_window_bpf *skel, pid_t tid, u32 idx)
+/*
+ * Give thread @tid of the session its entry, naming itself (@range: its
+ * range follows), or none (filter only).  An entry it has already (from
+ * bpf_pause__prepare(), or perf stat -r's last run) keeps its windows.
+ */
+static int add_thread(struct pause_window_bpf *skel, pid_t tid, bool range)
 {
-	struct pause_thread pt = { .thread = idx };
+	struct pause_thread pt = { .thread = range ? tid : 0 };
 	int fd = syscall(__NR_pidfd_open, tid, PIDFD_THREAD), err;
 
 	/* Gone already: it opens no window. */
 	if (fd < 0)
 		return errno == ESRCH ? 0 : -1;
-	err = bpf_map_update_elem(bpf_map__fd(skel->maps.threads), &fd, &pt, BPF_ANY);
+	err = bpf_map_update_elem(bpf_map__fd(skel->maps.threads), &fd, &pt, BPF_NOEXIST);
+	if (err && errno == EEXIST)
+		err = 0;
 	close(fd);
 	return err;
 }
@@ -416,13 +497,146 @@ static int fill_threads(struct bpf_pause *bp, struct evlist *evlist, struct targ
 	pid_t pid = evlist__workload_pid(evlist);
 
 	if (target__has_cpu(target))
-		return bp->workload_only ? add_thread(skel, pid, 0) : 0;
+		return bp->workload_only ? add_thread(skel, pid, false) : 0;
 	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
 		pid = perf_thread_map__pid(threads, t);
-		if (pid > 0 && add_thread(skel, pid, t + 1))
+		if (pid > 0 && add_thread(skel, pid, true))
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * Per-task sessions, once the events are open: each thread's range, by
+ * its index in the thread map the events were opened with (perf may have
+ * dropped threads that exited meanwhile).
+ */
+static int fill_thread_ranges(struct bpf_pause *bp, struct evlist *evlist)
+{
+	struct perf_thread_map *threads = evlist__core(evlist)->threads;
+	int fd = bpf_map__fd(bp->session->skel->maps.thread_range);
+
+	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
+		u32 tid = perf_thread_map__pid(threads, t), range = t + 1;
+
+		if ((int)tid > 0 && bpf_map_update_elem(fd, &tid, &range, BPF_ANY))
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * The processes whose uprobe hits a session needs: its threads' (per-task)
+ * or its workload's (-a or -C with --bpf-pause-workload), with those they
+ * create; NULL with *nr 0 for every process (-a, -C).
+ */
+static pid_t *session_pids(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
+			   int *nr)
+{
+	struct perf_thread_map *threads = evlist__core(evlist)->threads;
+	pid_t *pids;
+
+	*nr = 0;
+	if (target__has_cpu(target) && !bp->workload_only)
+		return NULL;
+	pids = calloc(perf_thread_map__nr(threads) + 1, sizeof(*pids));
+	if (!pids)
+		return NULL;
+	if (target__has_cpu(target)) {
+		pids[(*nr)++] = evlist__workload_pid(evlist);
+		return pids;
+	}
+	for (int t = 0; t < perf_thread_map__nr(threads); t++) {
+		pid_t pid = perf_thread_map__pid(threads, t);
+
+		if (pid > 0)
+			pids[(*nr)++] = pid;
+	}
+	return pids;
+}
+
+/* The windowed events are inherited: so are the uprobes' scopes. */
+static bool evlist__inherits(struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel__is_windowed(evsel))
+			return evsel->core.attr.inherit;
+	}
+	return false;
+}
+
+static bool pid_in(pid_t pid, const pid_t *pids, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		if (pids[i] == pid)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * -p: a thread the process created after perf listed its threads traps
+ * the uprobes itself (they filter by address space), but the processes
+ * it forks would not: scope it too, until no new one shows up.
+ */
+static int scope_new_threads(struct bpf_pause_uprobes *up, const pid_t *pids, int nr)
+{
+	pid_t *known = calloc(nr, sizeof(*known));
+	bool *listed = calloc(nr, sizeof(*listed));
+	int nr_known = nr, err = -1;
+	bool found = true;
+
+	if (!known || !listed)
+		goto out;
+	memcpy(known, pids, nr * sizeof(*known));
+	for (int round = 0; found && round < 3; round++) {
+		found = false;
+		memset(listed, 0, nr * sizeof(*listed));
+		for (int i = 0; i < nr; i++) {
+			struct perf_thread_map *now;
+
+			/* One listing per process: it holds its other threads. */
+			if (listed[i])
+				continue;
+			now = thread_map__new_by_pid(pids[i]);
+			for (int t = 0; now && t < perf_thread_map__nr(now); t++) {
+				pid_t tid = perf_thread_map__pid(now, t), *more;
+
+				for (int j = i; j < nr; j++)
+					listed[j] |= pids[j] == tid;
+				if (pid_in(tid, known, nr_known))
+					continue;
+				more = realloc(known, (nr_known + 1) * sizeof(*known));
+				if (!more || bpf_pause_uprobes__scope_add(up, &tid, 1)) {
+					perf_thread_map__put(now);
+					if (more)
+						known = more;
+					goto out;
+				}
+				known = more;
+				known[nr_known++] = tid;
+				found = true;
+			}
+			perf_thread_map__put(now);
+		}
+	}
+	err = 0;
+out:
+	free(listed);
+	free(known);
+	return err;
+}
+
+static bool has_uprobes(const struct bpf_pause *bp)
+{
+	for (int i = 0; i < bp->specs.nr; i++) {
+		if (bp->specs.specs[i].probe == BPF_PAUSE_PROBE__UPROBE ||
+		    bp->specs.specs[i].probe == BPF_PAUSE_PROBE__URETPROBE)
+			return true;
+	}
+	return false;
 }
 
 static void report_map_error(struct evsel *evsel, const struct bpf_pause *bp)
@@ -638,6 +852,11 @@ static int reset_session(struct pause_window_bpf *skel)
 
 	for (u32 i = 0; i < max; i++)
 		bpf_map_delete_elem(map_fd, &i);
+	/* The last run's threads: none of their descendants has a range now. */
+	map_fd = bpf_map__fd(skel->maps.thread_range);
+	while (!bpf_map_get_next_key(map_fd, NULL, &key))
+		bpf_map_delete_elem(map_fd, &key);
+	key = 0;
 	if (nr_cpus <= 0)
 		return -1;
 	zero = calloc(nr_cpus, bpf_map__value_size(skel->maps.cpu_state));
@@ -646,6 +865,31 @@ static int reset_session(struct pause_window_bpf *skel)
 	err = bpf_map_update_elem(bpf_map__fd(skel->maps.cpu_state), &key, zero, BPF_ANY);
 	free(zero);
 	return err;
+}
+
+/*
+ * Once the events are open: the ranges' layout, within the maps sized at
+ * load (bpf_pause__prepare() sized them for every group member as a
+ * leader: a weak group that cannot be scheduled whole is split at open).
+ */
+static int set_layout(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
+		      int nr_leaders)
+{
+	struct pause_window_bpf *skel = bp->session->skel;
+	int nr_cpus = perf_cpu_map__nr(evlist__core(evlist)->all_cpus);
+	int nr_threads = perf_thread_map__nr(evlist__core(evlist)->threads);
+	bool per_cpu = target__has_cpu(target);
+	u32 per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
+
+	if ((u64)per_range * (per_cpu ? nr_cpus : nr_threads) >
+	    bpf_map__max_entries(skel->maps.events)) {
+		pr_err("--%s: the session has more events than when it started\n", option(bp));
+		return -1;
+	}
+	skel->data->slots_per_range = per_range;
+	skel->data->slots_per_window = !per_cpu && bp->session->shared ? (u32)nr_leaders :
+				       per_range;
+	return per_cpu ? 0 : fill_thread_ranges(bp, evlist);
 }
 
 static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
@@ -673,14 +917,12 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 		return -1;
 	}
 	bp->session->skel = skel;	/* destroyed by bpf_pause__cleanup() */
-	bpf_map__set_max_entries(skel->maps.events, nr_slots);
+	bpf_map__set_max_entries(skel->maps.events, nr_slots ?: 1);
+	bpf_map__set_max_entries(skel->maps.thread_range, nr_threads > 0 ? nr_threads : 1);
 	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
 	bpf_map__set_max_entries(skel->maps.window_opens, max_cpu >= 0 ? max_cpu + 1 : 1);
 	bpf_map__set_max_entries(skel->maps.window_closes, max_cpu >= 0 ? max_cpu + 1 : 1);
 	skel->rodata->record_boundaries = bp->boundaries;
-	skel->rodata->slots_per_range = (per_cpu ? nr_threads : nr_cpus) * nr_leaders;
-	skel->rodata->slots_per_window = !per_cpu && bp->session->shared ? (u32)nr_leaders :
-					 skel->rodata->slots_per_range;
 	skel->rodata->per_cpu_ranges = per_cpu;
 	skel->rodata->filter_threads = !per_cpu || bp->workload_only;
 	skel->rodata->start_paused = all_start_paused(evlist);
@@ -711,7 +953,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	const char *opt = option(bp);
 	struct bpf_pause_session *s;
 	struct evsel *evsel;
-	int nr_leaders = 0, err = -1;
+	int nr_leaders = 0, nr_pids = 0, err = -1;
+	pid_t *pids = NULL;
 	bool shared;
 
 	if (!bp->session)
@@ -733,16 +976,18 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		pr_err("--bpf-pause-workload: needs -a or -C and a workload (per-task sessions only ever window their own threads)\n");
 		goto out;
 	}
-	if (s->skel && reset_session(s->skel))
+	if (s->attached && reset_session(s->skel))
 		goto out;
-	/* perf stat -r: the program was loaded for the first run's sharing. */
+	/* perf stat -r: the maps were sized for the first run's sharing. */
 	shared = share_windows(evlist, target);
-	if (s->skel && shared != s->shared) {
+	if (s->attached && shared != s->shared) {
 		pr_err("--%s: windows shared between CPUs in one run but not the next\n", opt);
 		goto out;
 	}
 	s->shared = shared;
 	if (!s->skel && load_skel(bp, evlist, target, nr_leaders))
+		goto out;
+	if (set_layout(bp, evlist, target, nr_leaders))
 		goto out;
 	if (fill_events(bp, evlist, target, nr_leaders) || fill_boundaries(bp, evlist))
 		goto out;
@@ -750,6 +995,14 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		pr_err("--%s: cannot give the session's threads their windows: %s\n", opt,
 		       strerror(errno));
 		goto out;
+	}
+
+	pids = session_pids(bp, evlist, target, &nr_pids);
+	if (!s->attached && nr_pids && has_uprobes(bp)) {
+		s->uprobes = bpf_pause_uprobes__new(evlist__inherits(evlist));
+		if (!s->uprobes)
+			goto out;
+		s->carrier = pids[0];
 	}
 
 	/*
@@ -762,20 +1015,28 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		for (int i = 0; i < bp->specs.nr; i++) {
 			const struct bpf_pause_spec *spec = &bp->specs.specs[i];
 			bool retprobe = probe_attach[spec->probe].retprobe;
-			u64 cookie = PAUSE_COOKIE(i, spec->pause);
+			u64 cookie = PAUSE_COOKIE(i, spec->pause,
+						  bpf_pause_specs__is_frame(&bp->specs, i));
 
 			if (spec->pause != !pass)
 				continue;
-			s->links[s->nr_links] = probe_attach[spec->probe].attach(s->skel, spec,
-										 cookie, retprobe);
+			s->links[s->nr_links] = probe_attach[spec->probe].attach(s, spec, cookie,
+										 retprobe);
 			if (!s->links[s->nr_links])
 				goto out;
 			s->nr_links++;
 		}
 	}
 	s->attached = true;
+	if (s->uprobes && (bpf_pause_uprobes__scope(s->uprobes, pids, nr_pids) ||
+			   (target->pid && scope_new_threads(s->uprobes, pids, nr_pids)))) {
+		pr_err("--%s: cannot trap the uprobes in the session's processes: %s\n", opt,
+		       strerror(errno));
+		goto out;
+	}
 	err = 0;
 out:
+	free(pids);
 	libbpf_set_print(old_print);
 	return err;
 }
@@ -818,14 +1079,14 @@ static int read_counts(const struct bpf_pause *bp, struct window_counts *counts)
 	}
 	free(st);
 	counts->missed = prog_misses(skel->progs.pause_probe) +
-			 prog_misses(skel->progs.pause_tracepoint);
+			 prog_misses(skel->progs.pause_tracepoint) + counts->sum.switching;
 	return 0;
 }
 
 /* Windows opened and neither closed nor dropped: still open at the end. */
 static u64 still_open(const struct pause_stats *c)
 {
-	u64 ended = c->closes + c->dropped;
+	u64 ended = c->closes + c->dropped + c->unwound;
 
 	return c->windows > ended ? c->windows - ended : 0;
 }
@@ -843,13 +1104,16 @@ static void fprintf_anomalies(FILE *fp, const struct window_counts *wc)
 	if (c->dropped)
 		fprintf(fp, ", %llu left open at thread exit or exec",
 			(unsigned long long)c->dropped);
+	if (c->unwound)
+		fprintf(fp, ", %llu closed after a longjmp or exception out of the function",
+			(unsigned long long)c->unwound);
 	if (still_open(c))
 		fprintf(fp, ", %llu still open", (unsigned long long)still_open(c));
 	if (c->untracked)
 		fprintf(fp, ", %llu opens by threads outside the session ignored",
 			(unsigned long long)c->untracked);
 	if (wc->missed)
-		fprintf(fp, ", %llu trigger hits missed (BPF recursion)",
+		fprintf(fp, ", %llu trigger hits missed (BPF recursion, or inside perf's context switch)",
 			(unsigned long long)wc->missed);
 }
 
@@ -870,9 +1134,11 @@ void bpf_pause__fprintf(const struct bpf_pause *bp, FILE *fp, const char *sep)
 		fprintf(fp, "%s%llu%sbpf-pause-dropped%s%llu%sbpf-pause-open",
 			sep, (unsigned long long)c->dropped, sep, sep,
 			(unsigned long long)still_open(c), sep);
-		fprintf(fp, "%s%llu%sbpf-pause-untracked%s%llu%sbpf-pause-missed\n",
+		fprintf(fp, "%s%llu%sbpf-pause-untracked%s%llu%sbpf-pause-missed",
 			sep, (unsigned long long)c->untracked, sep, sep,
 			(unsigned long long)wc.missed, sep);
+		fprintf(fp, "%s%llu%sbpf-pause-unwound\n", sep,
+			(unsigned long long)c->unwound, sep);
 	} else {
 		fprintf(fp, "%19llu      windows opened by --bpf-pause (%llu closed",
 			(unsigned long long)c->windows, (unsigned long long)c->closes);
@@ -903,6 +1169,7 @@ void bpf_pause__cleanup(struct bpf_pause *bp)
 	if (s) {
 		while (s->nr_links > 0)
 			bpf_link__destroy(s->links[--s->nr_links]);
+		bpf_pause_uprobes__delete(s->uprobes);
 		pause_window_bpf__destroy(s->skel);
 		zfree(&bp->session);
 	}

@@ -68,8 +68,11 @@ static inline bool bpf_pause__active(const struct bpf_pause *bp)
  */
 int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
 				   struct target *target);
-/* Before the events are opened: kernel support, start-paused events. */
-int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist);
+/*
+ * Before the events are opened: kernel support, start-paused events, and
+ * for -p and -t the threads' entries (see prepare_running_threads()).
+ */
+int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct target *target);
 /* After they are opened: fill the event map, attach the triggers. */
 int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
 		       struct target *target);
@@ -89,7 +92,8 @@ static inline int bpf_pause__add_boundary_events(struct bpf_pause *bp __maybe_un
 }
 
 static inline int bpf_pause__prepare(struct bpf_pause *bp __maybe_unused,
-				     struct evlist *evlist __maybe_unused)
+				     struct evlist *evlist __maybe_unused,
+				     struct target *target __maybe_unused)
 {
 	pr_err("--bpf-pause, --switch-on and --switch-off need BPF: this perf was built without BPF skeletons (build with BUILD_BPF_SKEL=1 and clang >= 12.0.1)\n");
 	return -1;

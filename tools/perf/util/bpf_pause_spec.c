@@ -388,6 +388,31 @@ static int join_path(char *buf, size_t size, const char *dir, size_t dirlen,
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+static bool same_function(const struct bpf_pause_spec *a, const struct bpf_pause_spec *b)
+{
+	return !strcmp(a->exe, b->exe) && !strcmp(a->func, b->func) && !a->offset && !b->offset;
+}
+
+bool bpf_pause_specs__is_frame(const struct bpf_pause_specs *specs, int i)
+{
+	const struct bpf_pause_spec *s = &specs->specs[i];
+	enum bpf_pause_probe other;
+
+	if (s->probe == BPF_PAUSE_PROBE__UPROBE && !s->pause)
+		other = BPF_PAUSE_PROBE__URETPROBE;
+	else if (s->probe == BPF_PAUSE_PROBE__URETPROBE && s->pause)
+		other = BPF_PAUSE_PROBE__UPROBE;
+	else
+		return false;
+	for (int j = 0; j < specs->nr; j++) {
+		const struct bpf_pause_spec *o = &specs->specs[j];
+
+		if (o->probe == other && o->pause != s->pause && same_function(s, o))
+			return true;
+	}
+	return false;
+}
+
 int bpf_pause_spec__resolve_exe(const char *exe, char *buf, size_t size)
 {
 	char path[PATH_MAX], resolved[PATH_MAX];

@@ -62,6 +62,14 @@ int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event
 void bpf_pause_specs__exit(struct bpf_pause_specs *specs);
 
 /*
+ * Whether spec @i is half of a frame window: a uprobe at a function's
+ * entry that opens windows (resume) and a uretprobe on the same EXE:FUNC
+ * that closes them (pause).  Such a window ends with the function's frame
+ * when the function is left without returning (longjmp(), exceptions).
+ */
+bool bpf_pause_specs__is_frame(const struct bpf_pause_specs *specs, int i);
+
+/*
  * Resolve a uprobe's EXE the way a shell finds a command: "~/x" and "~"
  * from $HOME, a path with a '/' against the current directory, a bare
  * name through $PATH.  Returns 0 with an absolute path in @buf, or -1.

@@ -1,5 +1,5 @@
 #!/bin/bash
-# perf windows belong to threads: migration, nesting, threads, exit, -p
+# perf windows belong to threads: migration, nesting, threads, exit, longjmp, bystanders, -p
 # SPDX-License-Identifier: GPL-2.0
 #
 # A window is the thread's that opened it: it follows the thread to other
@@ -64,7 +64,7 @@ stat() {
     return
   fi
   pw_in_range "${name}: page-faults" "$(pw_value "${out}" page-faults)" \
-    "${pf}" $((pf + slack)) || err=1
+    "${want_pf:-${pf}}" $((${want_pf:-${pf}} + slack)) || err=1
   for what in "${want[@]}"; do
     pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
       "${what#*=}" "${what#*=}" || err=1
@@ -94,6 +94,27 @@ stat "two threads on one CPU, per-task" threads 1 windows=${rounds} -- "${ups[@]
 stat "exit inside a window, per-task" exit 1 dropped=${rounds} open=0 -- "${ups[@]}"
 stat "exit inside a window, -a" exit 0 dropped=${rounds} open=0 -- -a "${tpw[@]}"
 stat "unbalanced close" unbalanced 0 unbalanced=1 windows=${rounds} -- "${tps[@]}"
+# longjmp out of the window function (all rounds but the last): no
+# uretprobe fires; the next round's entry finds the frame gone and closes
+# the window, which so also holds that round's outside pages.
+want_pf=$(((2 * rounds - 1) * PW_PAGES))
+stat "longjmp out of a window, per-task" longjmp 1 windows=${rounds} \
+  unwound=$((rounds - 1)) closes=1 nested=0 open=0 -- "${ups[@]}"
+stat "longjmp out of a window, -a" longjmp 1 windows=${rounds} \
+  unwound=$((rounds - 1)) closes=1 nested=0 open=0 -- -a "${upw[@]}"
+want_pf=
+
+# A bystander runs the same binary through the same probes: the uprobes
+# trap the session's processes only, so its calls are not even seen (no
+# open of a thread outside the session to ignore), and it counts nothing.
+perf test -w pause_window 1000000 &
+bg=$!
+stat "bystander, per-task" plain 1 windows=${rounds} untracked=0 -- "${ups[@]}"
+stat "bystander, -a --bpf-pause-workload" plain 1 windows=${rounds} untracked=0 -- \
+  -a "${upw[@]}"
+kill "${bg}"
+wait "${bg}" 2>/dev/null || true
+bg=
 
 # perf record: one sample a fault, from the windows only.
 count_faults() {
@@ -134,19 +155,39 @@ perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/ \
 pw_in_range "perf record per-task, trigger events, exit: page-fault samples" \
   "$(count_faults)" "${pf}" "${pf}" || err=1
 
+# attach NAME MODE: perf stat -p for 2 s on 'perf test -w pause_window'
+# running in MODE, started before; sets opened, closed and dropped.
+attach() {
+  echo "--- $1"
+  perf test -w pause_window 100000 0 0 "$2" &
+  bg=$!
+  sleep 0.5
+  perf stat -x, -o "${out}" -p "${bg}" -e "${ev}" "${ups[@]}" -- sleep 2
+  kill "${bg}"
+  wait "${bg}" 2>/dev/null || true
+  bg=
+  opened=$(pw_window_stat "${out}" windows)
+  closed=$(pw_window_stat "${out}" closes)
+  dropped=$(pw_window_stat "${out}" dropped)
+  pw_in_range "$1: windows" "${opened}" 1 100000 || err=1
+}
+
 # Attach to a running process: closes are attached before opens, so no
 # window it is in already stays open for ever; the session may end in
 # one, so its faults are between the closed windows' and the opened ones'
 # (perf reads the window counts after the counters: one more may close).
-echo "--- -p"
-perf test -w pause_window 100000 &
-bg=$!
-sleep 0.5
-perf stat -x, -o "${out}" -p "${bg}" -e "${ev}" "${ups[@]}" -- sleep 2
-opened=$(pw_window_stat "${out}" windows)
-closed=$(pw_window_stat "${out}" closes)
-pw_in_range "-p: windows" "${opened}" 1 100000 || err=1
+attach "-p" plain
 pw_in_range "-p: page-faults" "$(pw_value "${out}" page-faults)" \
   $(((closed - 1) * PW_PAGES)) $((opened * PW_PAGES + 1)) || err=1
+
+# -p, each window a thread's that the process creates once perf is
+# attached, and that exits inside it: the threads inherit the events and
+# the windows (perf gives the running threads theirs before it opens the
+# events).  Each ended window is one exited thread's PW_PAGES faults; perf
+# reads the window counts after the counters, while threads go on ending
+# windows: not all of those it reports were counted.
+attach "-p, windows of threads created meanwhile" exit
+pw_in_range "-p, new threads: page-faults" "$(pw_value "${out}" page-faults)" \
+  $((dropped * PW_PAGES / 2)) $((opened * PW_PAGES + 1)) || err=1
 
 exit ${err}

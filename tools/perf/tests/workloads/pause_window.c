@@ -24,11 +24,18 @@
  *               window's pages and exits inside the window (no close); the
  *               main thread then joins it and does the outside work
  *   unbalanced  one getpgid(0), a close with no window open, first
+ *   longjmp     pause_window_inside() leaves by siglongjmp() after its
+ *               pages, skipping getpgid(0) and its return, in every
+ *               round but the last: a uretprobe on it never fires, and
+ *               its window is closed only when the next round's call
+ *               finds its frame gone (so the window also counts the next
+ *               round's outside pages)
  */
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <semaphore.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -50,7 +57,9 @@
  */
 #define nap() nanosleep(&(struct timespec){ .tv_nsec = 2 * 1000 * 1000 }, NULL)
 
-enum pw_mode { PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED };
+enum pw_mode {
+	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
+};
 
 struct pw_round {
 	char		*mem;
@@ -58,6 +67,8 @@ struct pw_round {
 	unsigned long	in_loops, out_loops;
 	enum pw_mode	mode;
 	sem_t		go, done;	/* threads mode */
+	sigjmp_buf	out;		/* longjmp mode */
+	int		jumps;		/* longjmp mode: rounds left by siglongjmp() */
 };
 
 /* A macro too: the window's code stays in pause_window_inside(). */
@@ -115,6 +126,8 @@ static noinline void pause_window_inside(struct pw_round *r, int level)
 	touch(r->mem, r->page, from, to);
 	if (r->mode == PW_EXIT)
 		pthread_exit(NULL);
+	if (r->mode == PW_LONGJMP && r->jumps-- > 0)
+		siglongjmp(r->out, 1);
 	if (level == levels) {
 		if (r->mode == PW_THREADS)
 			sem_post(&r->go);
@@ -219,6 +232,12 @@ static int run_round(struct pw_round *r)
 		pause_window_inside(r, 1);
 		pthread_join(thread, NULL);
 		return 0;
+	case PW_LONGJMP:
+		pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page,
+				     r->out_loops);
+		if (!sigsetjmp(r->out, 0))
+			pause_window_inside(r, 1);
+		return 0;
 	case PW_PLAIN:
 	case PW_MIGRATE:
 	case PW_NESTED:
@@ -234,6 +253,7 @@ static int run_round(struct pw_round *r)
 static const char * const pw_modes[] = {
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
+	[PW_LONGJMP] = "longjmp",
 };
 
 static int pause_window(int argc, const char **argv)
@@ -256,6 +276,7 @@ static int pause_window(int argc, const char **argv)
 		if (r.mode == ARRAY_SIZE(pw_modes))
 			return 1;
 	}
+	r.jumps = rounds - 1;
 	if (sem_init(&r.go, 0, 0) || sem_init(&r.done, 0, 0))
 		return 1;
 
@@ -267,6 +288,8 @@ static int pause_window(int argc, const char **argv)
 		migrate();	/* its code and libc's affinity calls */
 	if (r.mode == PW_UNBALANCED)
 		syscall(SYS_getpgid, 0);
+	if (r.mode == PW_LONGJMP && !sigsetjmp(r.out, 0))
+		siglongjmp(r.out, 1);	/* its code, outside any window */
 	if (r.mode == PW_EXIT) {
 		pthread_t thread;
 

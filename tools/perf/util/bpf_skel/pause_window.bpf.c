@@ -12,8 +12,16 @@
  * CPU's events are resumed while a thread with a window open runs there:
  * each CPU remembers whether its events run, and triggers and context
  * switches bring that in line with the running thread's depth.  The
- * attach cookie of a probe says whether it opens (0) or closes (1)
- * windows.
+ * attach cookie of a probe says whether it opens or closes windows, and
+ * whether they are frame windows (see PAUSE_COOKIE).
+ *
+ * A frame window ends with its function's frame: a function left by
+ * longjmp() or an exception never fires its uretprobe (the uretprobe
+ * machinery drops such returns when it next finds their stack gone, and
+ * tells no one), so the thread's next entry into or return from a frame
+ * probe's function closes the windows whose frames it finds gone, as the
+ * uretprobe machinery finds them: what the thread did in between is
+ * counted, and the boundary is marked PAUSE_BOUNDARY_UNWOUND.
  *
  * uprobe and syscall tracepoint programs run preemptible, and a kprobe
  * program may run in an interrupt on top of any of them: depths and
@@ -45,6 +53,19 @@ struct {
 	__uint(value_size, sizeof(int));
 	__uint(max_entries, 1);		/* resized before load */
 } events SEC(".maps");
+
+/*
+ * Per-task sessions: the tid of each thread perf opened events for -> 1 +
+ * its range.  A thread's entry names the session thread it descends from
+ * (itself, or the one whose events it inherited), whose index perf may
+ * only know once the events are open.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, 1);		/* resized before load */
+} thread_range SEC(".maps");
 
 /* CPU -> 1 + its range, for CPU-bound sessions: also the CPU filter. */
 struct {
@@ -118,14 +139,22 @@ struct {
 
 /* Set before load. */
 const volatile bool record_boundaries;	/* perf record: window_opens, _closes */
-const volatile __u32 slots_per_range = 1;
-const volatile __u32 slots_per_window = 1;
 const volatile bool per_cpu_ranges;	/* CPU-bound session */
 const volatile bool filter_threads;	/* only threads perf gave an entry, and their children */
 const volatile bool start_paused;	/* every windowed event starts paused */
 const volatile __u32 perf_tgid;		/* perf itself, in its pid namespace: */
 const volatile __u64 perf_ns_dev;	/* never opens windows */
 const volatile __u64 perf_ns_ino;
+
+/*
+ * Set once the events are open (how many groups there are, and whether
+ * the kernel shares each one's window between its CPUs' instances, is
+ * known then), after the program is loaded: a session given running
+ * threads (-p, -t) loads it first, to follow the threads they create
+ * meanwhile.
+ */
+__u32 slots_per_range = 1;
+__u32 slots_per_window = 1;
 
 int bpf_perf_event_pause(void *p__map, u64 flags, bool pause) __ksym __weak;
 void bpf_preempt_disable(void) __ksym __weak;
@@ -134,11 +163,13 @@ void bpf_preempt_enable(void) __ksym __weak;
 #define ENOENT	2
 #define ESRCH	3
 #define EXDEV	18
+#define EAGAIN	11
 
 struct pause_loop {
 	__u32	first;
 	bool	pause;
 	__u32	errors;
+	__u32	switching;
 };
 
 static long pause_slot(__u64 i, void *data)
@@ -151,7 +182,9 @@ static long pause_slot(__u64 i, void *data)
 	 * inherited session runs with, or a hole in the layout: not this
 	 * window's business.
 	 */
-	if (err && err != -EXDEV && err != -ESRCH && err != -ENOENT)
+	if (err == -EAGAIN)
+		l->switching++;
+	else if (err && err != -EXDEV && err != -ESRCH && err != -ENOENT)
 		l->errors++;
 	return 0;
 }
@@ -163,18 +196,26 @@ static struct pause_stats *stats_here(void)
 	return bpf_map_lookup_elem(&stats, &key);
 }
 
-static void pause_slots(__u32 first, __u32 nr, bool pause)
+/*
+ * Returns false if the kernel could not act now (-EAGAIN: a probe inside
+ * perf's own context switch code held the context): the caller tries
+ * again at its next trigger.
+ */
+static bool pause_slots(__u32 first, __u32 nr, bool pause)
 {
 	struct pause_loop l = { .first = first, .pause = pause };
 	struct pause_stats *st;
 
 	/* Loads on any kernel; perf checks the kernel's BTF and says why. */
 	if (!bpf_ksym_exists(bpf_perf_event_pause))
-		return;
+		return true;
 	bpf_loop(nr, pause_slot, &l, 0);
 	st = stats_here();
 	if (st && l.errors)
 		__sync_fetch_and_add(&st->errors, l.errors);
+	if (st && l.switching)
+		__sync_fetch_and_add(&st->switching, 1);
+	return !l.switching;
 }
 
 static __u32 depth_of(__u64 depths)
@@ -206,10 +247,14 @@ static struct pause_thread *thread_of(struct task_struct *task, bool create)
  */
 static void thread_follow(struct pause_thread *pt)
 {
+	__u32 *range;
 	__u8 want;
 
 	if (!pt->thread)
 		return;
+	range = bpf_map_lookup_elem(&thread_range, &pt->thread);
+	if (!range || !*range)
+		return;		/* its session thread's events were not opened */
 	if (READ_ONCE(pt->busy)) {
 		WRITE_ONCE(pt->dirty, 1);
 		return;
@@ -220,8 +265,9 @@ static void thread_follow(struct pause_thread *pt)
 		want = is_open(pt) ? STATE_RUNNING : STATE_PAUSED;
 		if (pt->applied != want) {
 			pt->applied = want;
-			pause_slots((pt->thread - 1) * slots_per_range, slots_per_window,
-				    want == STATE_PAUSED);
+			if (!pause_slots((*range - 1) * slots_per_range, slots_per_window,
+					 want == STATE_PAUSED))
+				pt->applied = STATE_UNKNOWN;
 		}
 		if (!READ_ONCE(pt->dirty))
 			break;
@@ -256,6 +302,7 @@ static void cpu_follow(struct task_struct *task, bool switching)
 		want = is_open(thread_of(task, false)) ? STATE_RUNNING : STATE_PAUSED;
 		if (cf->state != want) {
 			cf->state = want;
+			/* CPU events: the kernel never answers -EAGAIN for them. */
 			pause_slots((*range - 1) * slots_per_range, slots_per_range,
 				    want == STATE_PAUSED);
 		}
@@ -333,9 +380,142 @@ static void mark_boundary(void *ctx, bool close, __u32 spec)
 		bpf_perf_event_output(ctx, &window_opens, BPF_F_CURRENT_CPU, &b, sizeof(b));
 }
 
-static int set_paused(void *ctx, __u64 cookie)
+/* The user stack pointer at a uprobe (x86 and arm64 both call it sp). */
+struct pt_regs___pw {
+	unsigned long sp;
+} __attribute__((preserve_access_index));
+
+/* Where the uretprobe machinery points hijacked returns (kernel/events/uprobes.c). */
+struct xol_area___pw {
+	unsigned long vaddr;
+} __attribute__((preserve_access_index));
+
+struct uprobes_state___pw {
+	struct xol_area___pw *xol_area;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___pw {
+	struct uprobes_state___pw uprobes_state;
+} __attribute__((preserve_access_index));
+
+/*
+ * A frame probe's entry at the stack pointer of the innermost frame is a
+ * call chained to it (FUNC tail-calling FUNC: the return address on the
+ * stack is already the uretprobe trampoline, and both returns will fire
+ * there), not a new call after that frame was left.
+ */
+static bool chained_call(struct task_struct *task, __u64 sp)
 {
-	bool pause = PAUSE_COOKIE_PAUSE(cookie);
+	struct mm_struct___pw *mm = (void *)task->mm;
+	__u64 ret = 0, trampoline;
+
+	if (!bpf_core_field_exists(mm->uprobes_state) ||
+	    !bpf_core_field_exists(((struct xol_area___pw *)0)->vaddr))
+		return false;
+	trampoline = BPF_CORE_READ(mm, uprobes_state.xol_area, vaddr);
+	return trampoline && !bpf_probe_read_user(&ret, sizeof(ret), (void *)sp) &&
+	       ret == trampoline;
+}
+
+static struct pause_frame *top_frame(struct pause_thread *pt)
+{
+	__u32 n = pt->nr_frames;
+
+	if (!n || n > PAUSE_MAX_FRAMES)
+		return NULL;
+	return &pt->frames[(n - 1) & (PAUSE_MAX_FRAMES - 1)];
+}
+
+/*
+ * Close @pt's windows down to @depth, all those a frame's function opened
+ * (and the deeper ones, whose frames were not tracked): false if there
+ * were none.  Windows it inherited are the outer ones.
+ */
+static bool close_to(struct pause_thread *pt, __u32 depth, bool *last, bool *own)
+{
+	for (int i = 0; i < 8; i++) {
+		__u64 old = READ_ONCE(pt->depths), new;
+		__u32 inherited = inherited_of(old);
+
+		if (depth_of(old) <= depth)
+			return false;
+		*own = depth_of(old) > inherited;
+		if (inherited > depth)
+			inherited = depth;
+		new = ((__u64)inherited << 32) | depth;
+		if (__sync_val_compare_and_swap(&pt->depths, old, new) == old) {
+			*last = !depth;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Close the windows of @pt's frames that are gone at a frame probe's hit
+ * with user stack pointer @sp: at an entry (@close false) those opened at
+ * or below @sp (the same call site again, or an outer one) unless the
+ * call is chained to the innermost, at a return those more than the
+ * popped return address below it.
+ */
+static void close_unwound(void *ctx, struct task_struct *task, struct pause_thread *pt,
+			  struct pause_stats *st, __u64 sp, bool close)
+{
+	bool chained = !close && top_frame(pt) && top_frame(pt)->sp == sp &&
+		       chained_call(task, sp);
+	struct pause_frame *f;
+	bool last, own;
+
+	for (int i = 0; i < PAUSE_MAX_FRAMES; i++) {
+		f = top_frame(pt);
+		if (!f || (close ? sp <= f->sp + sizeof(long) : sp < f->sp || chained))
+			break;
+		pt->nr_frames--;
+		if (!close_to(pt, f->depth, &last, &own) || !last)
+			continue;
+		follow(task, pt);
+		if (own) {
+			__sync_fetch_and_add(&st->unwound, 1);
+			mark_boundary(ctx, true, PAUSE_BOUNDARY_UNWOUND);
+		}
+	}
+}
+
+/*
+ * A frame window opens at @sp: the outermost PAUSE_MAX_FRAMES are tracked,
+ * and closing one (by its return, or once it is gone) closes the deeper
+ * ones too.
+ */
+static void push_frame(struct pause_thread *pt, __u64 sp)
+{
+	__u32 n = pt->nr_frames;
+
+	if (n < PAUSE_MAX_FRAMES) {
+		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].sp = sp;
+		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].depth = depth_of(READ_ONCE(pt->depths));
+		pt->nr_frames = n + 1;
+	}
+}
+
+/*
+ * The return at @sp of the innermost tracked frame (not of a deeper,
+ * untracked one): pop it, and *@depth is the depth to close down to.
+ */
+static bool pop_frame(struct pause_thread *pt, __u64 sp, __u32 *depth)
+{
+	struct pause_frame *f = top_frame(pt);
+
+	if (!f || sp < f->sp)
+		return false;
+	*depth = f->depth;
+	pt->nr_frames--;
+	return true;
+}
+
+/* @sp: the user stack pointer at a frame probe's hit (PAUSE_COOKIE_FRAME). */
+static int set_paused(void *ctx, __u64 cookie, __u64 sp)
+{
+	bool pause = PAUSE_COOKIE_PAUSE(cookie), frame = PAUSE_COOKIE_FRAME(cookie);
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pause_stats *st = stats_here();
 	struct pause_thread *pt;
@@ -356,6 +536,11 @@ static int set_paused(void *ctx, __u64 cookie)
 		return 0;
 	}
 
+	if (frame) {
+		close_unwound(ctx, task, pt, st, sp, pause);
+		if (!pause)
+			push_frame(pt, sp);
+	}
 	if (!pause) {
 		if (!open_one(pt)) {
 			__sync_fetch_and_add(&st->nested, 1);
@@ -364,7 +549,15 @@ static int set_paused(void *ctx, __u64 cookie)
 		__sync_fetch_and_add(&st->windows, 1);
 		mark_boundary(ctx, false, PAUSE_COOKIE_SPEC(cookie));
 	} else {
-		if (!close_one(pt, &last, &own)) {
+		__u32 depth;
+		bool closed;
+
+		/* A tracked frame's return closes its window and the deeper ones. */
+		if (frame && pop_frame(pt, sp, &depth))
+			closed = close_to(pt, depth, &last, &own);
+		else
+			closed = close_one(pt, &last, &own);
+		if (!closed) {
 			__sync_fetch_and_add(&st->unbalanced, 1);
 			return 0;
 		}
@@ -384,13 +577,16 @@ static int set_paused(void *ctx, __u64 cookie)
 SEC("kprobe")
 int pause_probe(struct pt_regs *ctx)
 {
-	return set_paused(ctx, bpf_get_attach_cookie(ctx));
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+
+	return set_paused(ctx, cookie,
+			  PAUSE_COOKIE_FRAME(cookie) ? ((struct pt_regs___pw *)ctx)->sp : 0);
 }
 
 SEC("tp")
 int pause_tracepoint(void *ctx)
 {
-	return set_paused(ctx, bpf_get_attach_cookie(ctx));
+	return set_paused(ctx, bpf_get_attach_cookie(ctx), 0);
 }
 
 /*
@@ -441,6 +637,12 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 	depth = depth_of(READ_ONCE(pt->depths));
 	ct->thread = pt->thread;
 	ct->depths = ((__u64)depth << 32) | depth;
+	/* A forked child returns through its parent's frames; a thread has a stack of its own. */
+	if (child->mm != parent->mm) {
+		ct->nr_frames = pt->nr_frames;
+		for (int i = 0; i < PAUSE_MAX_FRAMES; i++)
+			ct->frames[i] = pt->frames[i];
+	}
 	return 0;
 }
 
@@ -455,6 +657,7 @@ static int drop_windows(void *ctx, __u32 reason)
 	if (!pt || !st)
 		return 0;
 	old = __sync_lock_test_and_set(&pt->depths, 0);
+	pt->nr_frames = 0;
 	if (!depth_of(old))
 		return 0;
 	follow(task, pt);

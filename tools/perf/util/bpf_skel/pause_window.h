@@ -9,8 +9,10 @@ struct pause_stats {
 	__u64 nested;		/* opens inside a thread's open window */
 	__u64 unbalanced;	/* closes with no window open: ignored */
 	__u64 dropped;		/* windows a thread left open at exit or exec */
+	__u64 unwound;		/* windows whose function was left without a return */
 	__u64 untracked;	/* hits of threads with no task storage: ignored */
 	__u64 errors;		/* kfunc errors other than "not this task's" */
+	__u64 switching;	/* kfunc -EAGAIN: a context switch held the context */
 };
 
 /*
@@ -18,13 +20,28 @@ struct pause_stats {
  * depths: the windows it has open (low 32 bits) and, of those, the ones
  * open in its parent when it was created (high 32 bits), changed as one.
  */
+#define PAUSE_MAX_FRAMES	8
+
+/* A frame window: the stack pointer at its open, and the depth before it. */
+struct pause_frame {
+	__u64 sp;
+	__u32 depth;
+	__u32 pad;
+};
+
 struct pause_thread {
 	__u64 depths;
-	__u32 thread;		/* 1 + its thread's index in the events map, or 0 */
+	__u32 thread;		/* the session thread it descends from (tid), or 0 */
 	__u8  applied;		/* per-task: what its events were last set to */
 	__u8  busy;		/* per-task: a program is setting them */
 	__u8  dirty;		/* per-task: set them again, the depth changed */
-	__u8  pad;
+	__u8  nr_frames;	/* frames[] in use, innermost last */
+	/*
+	 * The windows its function's return closes (see PAUSE_COOKIE_FRAME),
+	 * the outermost PAUSE_MAX_FRAMES of them.  Only the thread's own
+	 * uprobe programs, which do not nest, touch them.
+	 */
+	struct pause_frame frames[PAUSE_MAX_FRAMES];
 };
 
 /*
@@ -38,12 +55,21 @@ struct pause_boundary {
 	__u32 pad;
 };
 
+#define PAUSE_BOUNDARY_UNWOUND	0xfffffffdU	/* its function was left by longjmp */
 #define PAUSE_BOUNDARY_EXIT	0xfffffffeU	/* its thread exited */
 #define PAUSE_BOUNDARY_EXEC	0xffffffffU	/* its thread exec'd */
 
-/* A probe's attach cookie: the spec's index, and whether it pauses. */
-#define PAUSE_COOKIE(spec, pause)	(((__u64)(spec) << 1) | !!(pause))
-#define PAUSE_COOKIE_SPEC(cookie)	((__u32)((cookie) >> 1))
+/*
+ * A probe's attach cookie: the spec's index, whether it pauses, and
+ * whether it is one of a uprobe and a uretprobe on the same function, one
+ * opening and one closing: a frame window, which ends with its function's
+ * frame even if the function is left by longjmp() or an exception and its
+ * uretprobe never fires.
+ */
+#define PAUSE_COOKIE(spec, pause, frame) \
+	(((__u64)(spec) << 2) | (!!(frame) << 1) | !!(pause))
+#define PAUSE_COOKIE_SPEC(cookie)	((__u32)((cookie) >> 2))
+#define PAUSE_COOKIE_FRAME(cookie)	(((cookie) >> 1) & 1)
 #define PAUSE_COOKIE_PAUSE(cookie)	((cookie) & 1)
 
 #endif /* __PAUSE_WINDOW_H */
