@@ -42,6 +42,9 @@ static const struct good good[] = {
 	{ "tp:r:a:b,tp:p:a:c,kprobe:p:x", 3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
 	{ "kprobe:p:vfs_read+0x10", 1, BPF_PAUSE_PROBE__KPROBE, true, "vfs_read", NULL },
 	{ "uprobe:r:/bin/x:main+4", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/x", "main" },
+	{ "sdt:r:python3:python:gc__start", 1, BPF_PAUSE_PROBE__SDT, false, "python3", "python" },
+	{ "usdt:p:libstdc++.so.6:libstdcxx:throw",
+	  1, BPF_PAUSE_PROBE__SDT, true, "libstdc++.so.6", "libstdcxx" },
 };
 
 /* FUNC+OFFSET: the offset, apart from the symbol (the good[] checks). */
@@ -79,6 +82,11 @@ static const struct bad bad[] = {
 	{ "uprobe:r:/bin/x:f:g", { "unexpected ':g' after FUNC" } },
 	{ "tp:r:syscalls", { "missing NAME", "CATEGORY:NAME" } },
 	{ "tp:r::x", { "missing CATEGORY" } },
+	{ "sdt:r", { "missing EXE, PROVIDER and NAME", "sdt:{p|r}:EXE:PROVIDER:NAME" } },
+	{ "sdt:r:python3", { "missing PROVIDER and NAME" } },
+	{ "usdt:p:python3:python", { "missing NAME" } },
+	{ "sdt:p:python3:py-thon:x", { "bad character '-' in PROVIDER" } },
+	{ "sdt:p:python3:python:gc__start:x", { "unexpected ':x' after NAME" } },
 	{ "tp:r:a:b:c:d:e:f", { "unexpected ':c'" } },
 	{ "tp:r:a:b,", { "empty SPEC" } },
 	{ ",tp:r:a:b", { "empty SPEC" } },
@@ -110,6 +118,7 @@ static const struct sw switches[] = {
 	{ "kretprobe:vfs_read", true, BPF_PAUSE_PROBE__KRETPROBE, "vfs_read", NULL, NULL },
 	{ "uprobe:/bin/x:main", true, BPF_PAUSE_PROBE__UPROBE, "/bin/x", "main", NULL },
 	{ "uretprobe:/bin/x:main", true, BPF_PAUSE_PROBE__URETPROBE, "/bin/x", "main", NULL },
+	{ "sdt:python3:python:gc__start", true, BPF_PAUSE_PROBE__SDT, "python3", "python", NULL },
 	{ "cycles", false, 0, NULL, NULL, "not a tracepoint or probe" },
 	{ "a:b:c", false, 0, NULL, NULL, "not a tracepoint or probe" },
 	{ "uprobe:main", false, 0, NULL, NULL, "missing FUNC" },
@@ -144,6 +153,10 @@ static void check_operands(const char *what, const struct bpf_pause_spec *s,
 	case BPF_PAUSE_PROBE__URETPROBE:
 		CHECK(streq(s->exe, a) && streq(s->func, b), "%s: exe '%s' func '%s'",
 		      what, s->exe, s->func);
+		break;
+	case BPF_PAUSE_PROBE__SDT:
+		CHECK(streq(s->exe, a) && streq(s->category, b) && s->name && !s->func,
+		      "%s: exe '%s' provider '%s' name '%s'", what, s->exe, s->category, s->name);
 		break;
 	case BPF_PAUSE_PROBE__TRACEPOINT:
 	case BPF_PAUSE_PROBE__MAX:

@@ -55,6 +55,7 @@
 #include "drm_pmu.h"
 #include "evlist.h"
 #include "evsel.h"
+#include "symbol.h"
 #include "hwmon_pmu.h"
 #include "parse-events.h"
 #include "pause_action.h"
@@ -80,7 +81,7 @@
 /* What a session loaded and attached, from bpf_pause__install() to _cleanup(). */
 struct bpf_pause_session {
 	struct pause_window_bpf	*skel;
-	struct bpf_link		*links[BPF_PAUSE_MAX_SPECS];
+	struct bpf_link		**links;	/* one a trigger, or an SDT marker's site */
 	int			nr_links;
 	bool			attached;	/* perf stat -r: once for all runs */
 	bool			shared;		/* per-task: windows shared between CPUs */
@@ -93,11 +94,6 @@ struct bpf_pause_session {
 /* read_counts() sums struct pause_stats as an array of u64. */
 static_assert(sizeof(struct pause_stats) % sizeof(__u64) == 0, "pause_stats: u64 counters only");
 
-/* The BPF counters summed over CPUs, and the hits no program ran for. */
-struct window_counts {
-	struct pause_stats	sum;
-	u64			missed;
-};
 
 /* The option the user gave first (--bpf-pause, --switch-on, ...), for messages. */
 static const char *option(const struct bpf_pause *bp)
@@ -290,15 +286,16 @@ static bool is_bare_library(const char *exe)
  */
 static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
 					    const struct bpf_pause_spec *spec, const char *path,
+					    unsigned long offset, unsigned long ref_ctr,
 					    u64 cookie, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
-		    .func_name = spec->func);
+		    .func_name = spec->func, .ref_ctr_offset = ref_ctr);
 	struct bpf_link *link = NULL;
 
 	if (s->uprobes) {
 		int ret = bpf_pause_uprobes__attach(s->uprobes, s->skel->progs.pause_probe, path,
-						    spec->func, spec->offset, retprobe,
+						    spec->func, offset, ref_ctr, retprobe,
 						    spec->pause, cookie, s->carrier, &link);
 
 		if (ret != -2)
@@ -309,8 +306,8 @@ static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
 		s->scoped_warned = true;
 	}
 	/* With func_name, libbpf adds the symbol's address to the offset. */
-	return bpf_program__attach_uprobe_opts(s->skel->progs.pause_probe, -1, path,
-					       spec->offset, &opts);
+	return bpf_program__attach_uprobe_opts(s->skel->progs.pause_probe, -1, path, offset,
+					       &opts);
 }
 
 static struct bpf_link *attach_uprobe(struct bpf_pause_session *s,
@@ -328,7 +325,7 @@ static struct bpf_link *attach_uprobe(struct bpf_pause_session *s,
 		}
 		snprintf(path, sizeof(path), "%s", spec->exe);
 	}
-	link = attach_uprobe_where(s, spec, path, cookie, retprobe);
+	link = attach_uprobe_where(s, spec, path, spec->offset, 0, cookie, retprobe);
 	if (link)
 		return link;
 	err = errno;
@@ -348,6 +345,101 @@ static struct bpf_link *attach_uprobe(struct bpf_pause_session *s,
 		       spec->option, spec->text, spec->func, path, msg);
 	}
 	return NULL;
+}
+
+static int add_link(struct bpf_pause_session *s, struct bpf_link *link)
+{
+	struct bpf_link **links = realloc(s->links, (s->nr_links + 1) * sizeof(*links));
+
+	if (!links) {
+		bpf_link__destroy(link);
+		return -1;
+	}
+	s->links = links;
+	s->links[s->nr_links++] = link;
+	return 0;
+}
+
+/* A bare library name ("libstdc++.so.6"), where ld.so would find it. */
+static int find_library(const char *name, char *buf, size_t size)
+{
+	static const char * const dirs[] = {
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+#ifdef __x86_64__
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+#endif
+	};
+	const char *env = getenv("LD_LIBRARY_PATH");
+	char *copy = env ? strdup(env) : NULL, *dir, *save = NULL;
+	int found = -1;
+
+	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && found;
+	     dir = strtok_r(NULL, ":", &save))
+		found = snprintf(buf, size, "%s/%s", dir, name) >= (int)size ||
+			access(buf, R_OK) ? -1 : 0;
+	free(copy);
+	for (size_t i = 0; found && i < ARRAY_SIZE(dirs); i++)
+		found = snprintf(buf, size, "%s/%s", dirs[i], name) >= (int)size ||
+			access(buf, R_OK) ? -1 : 0;
+	return found;
+}
+
+/*
+ * An SDT (USDT) marker: a uprobe on each site of PROVIDER:NAME in EXE,
+ * with its semaphore (reference counter) counted up while attached, as
+ * perf probe does for sdt_ events.  The sites but the last are added to
+ * the session here.
+ */
+static struct bpf_link *attach_sdt(struct bpf_pause_session *s,
+				   const struct bpf_pause_spec *spec, u64 cookie,
+				   bool retprobe __maybe_unused)
+{
+	struct bpf_link *link = NULL;
+	struct sdt_note *note;
+	char path[PATH_MAX];
+	LIST_HEAD(notes);
+	bool found = false;
+
+	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path)) &&
+	    (!is_bare_library(spec->exe) || find_library(spec->exe, path, sizeof(path)))) {
+		pr_err("--%s: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
+		       spec->option, spec->text, spec->exe);
+		return NULL;
+	}
+	if (get_sdt_note_list(&notes, path) < 0) {
+		pr_err("--%s: '%s': cannot read the SDT markers of %s\n", spec->option,
+		       spec->text, path);
+		return NULL;
+	}
+	list_for_each_entry(note, &notes, note_list) {
+		unsigned long loc, ref_ctr;
+
+		if (strcmp(note->provider, spec->category) || strcmp(note->name, spec->name))
+			continue;
+		if (link && add_link(s, link)) {
+			link = NULL;
+			break;
+		}
+		found = true;
+		loc = note->bit32 ? note->addr.a32[SDT_NOTE_IDX_LOC] :
+				    note->addr.a64[SDT_NOTE_IDX_LOC];
+		ref_ctr = note->bit32 ? note->addr.a32[SDT_NOTE_IDX_REFCTR] :
+					note->addr.a64[SDT_NOTE_IDX_REFCTR];
+		link = attach_uprobe_where(s, spec, path, loc, ref_ctr, cookie, false);
+		if (!link) {
+			pr_err("--%s: '%s': cannot probe SDT marker %s:%s at 0x%lx in %s: %s\n",
+			       spec->option, spec->text, spec->category, spec->name, loc, path,
+			       strerror(errno));
+			break;
+		}
+	}
+	if (!found)
+		pr_err("--%s: '%s': no SDT marker %s:%s in %s ('readelf -n %s' lists its markers)\n",
+		       spec->option, spec->text, spec->category, spec->name, path, path);
+	cleanup_sdt_note_list(&notes);
+	return link;
 }
 
 /*
@@ -461,6 +553,7 @@ static const struct {
 	[BPF_PAUSE_PROBE__UPROBE]	= { attach_uprobe, false },
 	[BPF_PAUSE_PROBE__URETPROBE]	= { attach_uprobe, true },
 	[BPF_PAUSE_PROBE__TRACEPOINT]	= { attach_tracepoint, false },
+	[BPF_PAUSE_PROBE__SDT]		= { attach_sdt, false },
 };
 
 /* Give thread @tid of the session its entry: @idx (1 + its index), or 0 (filter only). */
@@ -633,7 +726,8 @@ static bool has_uprobes(const struct bpf_pause *bp)
 {
 	for (int i = 0; i < bp->specs.nr; i++) {
 		if (bp->specs.specs[i].probe == BPF_PAUSE_PROBE__UPROBE ||
-		    bp->specs.specs[i].probe == BPF_PAUSE_PROBE__URETPROBE)
+		    bp->specs.specs[i].probe == BPF_PAUSE_PROBE__URETPROBE ||
+		    bp->specs.specs[i].probe == BPF_PAUSE_PROBE__SDT)
 			return true;
 	}
 	return false;
@@ -954,6 +1048,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	struct bpf_pause_session *s;
 	struct evsel *evsel;
 	int nr_leaders = 0, nr_pids = 0, err = -1;
+	struct bpf_link *link;
 	pid_t *pids = NULL;
 	bool shared;
 
@@ -976,6 +1071,9 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		pr_err("--bpf-pause-workload: needs -a or -C and a workload (per-task sessions only ever window their own threads)\n");
 		goto out;
 	}
+	/* perf stat -r: the last run's windows are counted, this one's start. */
+	if (s->attached)
+		bpf_pause__run_done(bp);
 	if (s->attached && reset_session(s->skel))
 		goto out;
 	/* perf stat -r: the maps were sized for the first run's sharing. */
@@ -1020,11 +1118,9 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 
 			if (spec->pause != !pass)
 				continue;
-			s->links[s->nr_links] = probe_attach[spec->probe].attach(s, spec, cookie,
-										 retprobe);
-			if (!s->links[s->nr_links])
+			link = probe_attach[spec->probe].attach(s, spec, cookie, retprobe);
+			if (!link || add_link(s, link))
 				goto out;
-			s->nr_links++;
 		}
 	}
 	s->attached = true;
@@ -1052,14 +1148,14 @@ static u64 prog_misses(struct bpf_program *prog)
 	return info.recursion_misses;
 }
 
-static int read_counts(const struct bpf_pause *bp, struct window_counts *counts)
+int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS])
 {
 	struct pause_window_bpf *skel = bp->session ? bp->session->skel : NULL;
 	int nr_cpus = libbpf_num_possible_cpus();
-	struct pause_stats *st;
+	struct pause_stats *st, sum = { 0 };
 	u32 key = 0;
 
-	memset(counts, 0, sizeof(*counts));
+	memset(counts, 0, BPF_PAUSE__NR_COUNTS * sizeof(*counts));
 	if (!skel || nr_cpus <= 0)
 		return -1;
 	st = calloc(nr_cpus, sizeof(*st));
@@ -1072,94 +1168,26 @@ static int read_counts(const struct bpf_pause *bp, struct window_counts *counts)
 	/* All of struct pause_stats is u64 counters. */
 	for (int i = 0; i < nr_cpus; i++) {
 		const __u64 *src = (const __u64 *)&st[i];
-		__u64 *dst = (__u64 *)&counts->sum;
+		__u64 *dst = (__u64 *)&sum;
 
 		for (size_t j = 0; j < sizeof(*st) / sizeof(*src); j++)
 			dst[j] += src[j];
 	}
 	free(st);
-	counts->missed = prog_misses(skel->progs.pause_probe) +
-			 prog_misses(skel->progs.pause_tracepoint) + counts->sum.switching;
+	counts[BPF_PAUSE_WINDOWS] = sum.windows;
+	counts[BPF_PAUSE_CLOSES] = sum.closes;
+	counts[BPF_PAUSE_NESTED] = sum.nested;
+	counts[BPF_PAUSE_UNBALANCED] = sum.unbalanced;
+	counts[BPF_PAUSE_DROPPED] = sum.dropped;
+	counts[BPF_PAUSE_UNWOUND] = sum.unwound;
+	/* Opened, and neither closed, dropped nor unwound: still open. */
+	if (sum.windows > sum.closes + sum.dropped + sum.unwound)
+		counts[BPF_PAUSE_OPEN] = sum.windows - sum.closes - sum.dropped - sum.unwound;
+	counts[BPF_PAUSE_UNTRACKED] = sum.untracked;
+	counts[BPF_PAUSE_MISSED] = prog_misses(skel->progs.pause_probe) +
+				   prog_misses(skel->progs.pause_tracepoint) + sum.switching;
+	counts[BPF_PAUSE_ERRORS] = sum.errors;
 	return 0;
-}
-
-/* Windows opened and neither closed nor dropped: still open at the end. */
-static u64 still_open(const struct pause_stats *c)
-{
-	u64 ended = c->closes + c->dropped + c->unwound;
-
-	return c->windows > ended ? c->windows - ended : 0;
-}
-
-/* ", 2 nested, 1 unbalanced close ignored, ...": what is not zero. */
-static void fprintf_anomalies(FILE *fp, const struct window_counts *wc)
-{
-	const struct pause_stats *c = &wc->sum;
-
-	if (c->nested)
-		fprintf(fp, ", %llu nested", (unsigned long long)c->nested);
-	if (c->unbalanced)
-		fprintf(fp, ", %llu unbalanced close%s ignored", (unsigned long long)c->unbalanced,
-			c->unbalanced > 1 ? "s" : "");
-	if (c->dropped)
-		fprintf(fp, ", %llu left open at thread exit or exec",
-			(unsigned long long)c->dropped);
-	if (c->unwound)
-		fprintf(fp, ", %llu closed after a longjmp or exception out of the function",
-			(unsigned long long)c->unwound);
-	if (still_open(c))
-		fprintf(fp, ", %llu still open", (unsigned long long)still_open(c));
-	if (c->untracked)
-		fprintf(fp, ", %llu opens by threads outside the session ignored",
-			(unsigned long long)c->untracked);
-	if (wc->missed)
-		fprintf(fp, ", %llu trigger hits missed (BPF recursion, or inside perf's context switch)",
-			(unsigned long long)wc->missed);
-}
-
-void bpf_pause__fprintf(const struct bpf_pause *bp, FILE *fp, const char *sep)
-{
-	struct window_counts wc;
-	const struct pause_stats *c = &wc.sum;
-
-	if (read_counts(bp, &wc))
-		return;
-	if (sep) {
-		fprintf(fp, "%llu%sbpf-pause-windows%s%llu%sbpf-pause-closes",
-			(unsigned long long)c->windows, sep, sep,
-			(unsigned long long)c->closes, sep);
-		fprintf(fp, "%s%llu%sbpf-pause-nested%s%llu%sbpf-pause-unbalanced",
-			sep, (unsigned long long)c->nested, sep, sep,
-			(unsigned long long)c->unbalanced, sep);
-		fprintf(fp, "%s%llu%sbpf-pause-dropped%s%llu%sbpf-pause-open",
-			sep, (unsigned long long)c->dropped, sep, sep,
-			(unsigned long long)still_open(c), sep);
-		fprintf(fp, "%s%llu%sbpf-pause-untracked%s%llu%sbpf-pause-missed",
-			sep, (unsigned long long)c->untracked, sep, sep,
-			(unsigned long long)wc.missed, sep);
-		fprintf(fp, "%s%llu%sbpf-pause-unwound\n", sep,
-			(unsigned long long)c->unwound, sep);
-	} else {
-		fprintf(fp, "%19llu      windows opened by --bpf-pause (%llu closed",
-			(unsigned long long)c->windows, (unsigned long long)c->closes);
-		fprintf_anomalies(fp, &wc);
-		fprintf(fp, ")\n\n");
-	}
-	if (c->errors)
-		pr_warning("--%s: %llu pause/resume calls failed\n", option(bp),
-			   (unsigned long long)c->errors);
-}
-
-void bpf_pause__fprintf_summary(const struct bpf_pause *bp, FILE *fp)
-{
-	struct window_counts wc;
-
-	if (read_counts(bp, &wc))
-		return;
-	fprintf(fp, "[ perf record: %llu windows opened, %llu closed by --bpf-pause",
-		(unsigned long long)wc.sum.windows, (unsigned long long)wc.sum.closes);
-	fprintf_anomalies(fp, &wc);
-	fprintf(fp, " ]\n");
 }
 
 void bpf_pause__cleanup(struct bpf_pause *bp)
@@ -1169,9 +1197,11 @@ void bpf_pause__cleanup(struct bpf_pause *bp)
 	if (s) {
 		while (s->nr_links > 0)
 			bpf_link__destroy(s->links[--s->nr_links]);
+		free(s->links);
 		bpf_pause_uprobes__delete(s->uprobes);
 		pause_window_bpf__destroy(s->skel);
 		zfree(&bp->session);
 	}
+	zfree(&bp->report);
 	bpf_pause_specs__exit(&bp->specs);
 }

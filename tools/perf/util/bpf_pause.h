@@ -11,6 +11,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "bpf_pause_spec.h"
 
@@ -18,6 +19,32 @@ struct bpf_pause_session;
 struct evlist;
 struct option;
 struct target;
+
+/* What perf stat and perf record report of the windows, see bpf_pause_print.c. */
+enum bpf_pause_count {
+	BPF_PAUSE_WINDOWS,	/* opened (outermost opens) */
+	BPF_PAUSE_CLOSES,	/* closed (outermost closes) */
+	BPF_PAUSE_NESTED,	/* opens inside a thread's open window */
+	BPF_PAUSE_UNBALANCED,	/* closes with no window open: ignored */
+	BPF_PAUSE_DROPPED,	/* left open at thread exit or exec */
+	BPF_PAUSE_UNWOUND,	/* closed when their function was left without a return */
+	BPF_PAUSE_OPEN,		/* still open */
+	BPF_PAUSE_UNTRACKED,	/* opens by threads outside the session: ignored */
+	BPF_PAUSE_MISSED,	/* trigger hits no program ran for, or refused */
+	BPF_PAUSE_ERRORS,	/* pause/resume calls that failed (a warning) */
+	BPF_PAUSE__NR_COUNTS,
+};
+
+/* perf stat's output settings, for bpf_pause__fprintf(). */
+struct bpf_pause_print {
+	const char	*sep;		/* -x SEP, or NULL */
+	bool		json;		/* -j */
+	struct timespec	*ts;		/* -I: the interval's time, or NULL */
+	bool		delta;		/* -I, --forever: the counts since the last print */
+	int		runs;		/* -r: the runs, whose mean is printed */
+};
+
+struct bpf_pause_report;
 
 /* The triggers of one session, filled by the option callbacks below. */
 struct bpf_pause {
@@ -28,6 +55,7 @@ struct bpf_pause {
 	const char		*inherit_hint;	/* what turns inherit off */
 	bool			boundaries;	/* perf record: window-open/-close events */
 	struct bpf_pause_session *session;	/* what bpf_pause__install() set up */
+	struct bpf_pause_report	*report;	/* -I and -r: what was printed before */
 };
 
 /*
@@ -41,11 +69,11 @@ struct bpf_pause {
 #define BPF_PAUSE_CLOSE_EVENT	"window-close"
 
 #define BPF_PAUSE_SPEC_HELP \
-	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME"
+	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME, sdt:{p|r}:EXE:PROVIDER:NAME"
 #define BPF_PAUSE_WORKLOAD_HELP \
 	"With -a or -C, only the workload and the processes it forks open windows (default: any thread hitting a trigger)"
 #define BPF_PAUSE_SWITCH_ON_HELP \
-	"Start with the events paused, resume them in the kernel when EVENT (CATEGORY:NAME, kprobe:FUNC, uprobe:EXE:FUNC) is hit"
+	"Start with the events paused, resume them in the kernel when EVENT (CATEGORY:NAME, kprobe:FUNC, uprobe:EXE:FUNC, sdt:EXE:PROVIDER:NAME) is hit"
 #define BPF_PAUSE_SWITCH_OFF_HELP \
 	"Pause the events in the kernel when EVENT is hit"
 
@@ -76,10 +104,17 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 /* After they are opened: fill the event map, attach the triggers. */
 int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
 		       struct target *target);
-/* perf stat: the windows, after the counts (sep: -x's separator or NULL) */
-void bpf_pause__fprintf(const struct bpf_pause *bp, FILE *fp, const char *sep);
+/*
+ * The windows' counts, summed over the CPUs since the session started
+ * (BPF_PAUSE_OPEN: opened and not ended, now).
+ */
+int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS]);
+/* perf stat -r: a run ended (the next one starts, or the last is printed). */
+void bpf_pause__run_done(struct bpf_pause *bp);
+/* perf stat: the windows, after the counters, in perf stat's layout (bpf_pause_print.c) */
+void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_print *pp);
 /* perf record: the windows, after its summary */
-void bpf_pause__fprintf_summary(const struct bpf_pause *bp, FILE *fp);
+void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp);
 void bpf_pause__cleanup(struct bpf_pause *bp);
 #else
 #include "debug.h"
@@ -106,13 +141,17 @@ static inline int bpf_pause__install(struct bpf_pause *bp __maybe_unused,
 	return -1;
 }
 
-static inline void bpf_pause__fprintf(const struct bpf_pause *bp __maybe_unused,
-				      FILE *fp __maybe_unused,
-				      const char *sep __maybe_unused)
+static inline void bpf_pause__run_done(struct bpf_pause *bp __maybe_unused)
 {
 }
 
-static inline void bpf_pause__fprintf_summary(const struct bpf_pause *bp __maybe_unused,
+static inline void bpf_pause__fprintf(struct bpf_pause *bp __maybe_unused,
+				      FILE *fp __maybe_unused,
+				      const struct bpf_pause_print *pp __maybe_unused)
+{
+}
+
+static inline void bpf_pause__fprintf_summary(struct bpf_pause *bp __maybe_unused,
 					      FILE *fp __maybe_unused)
 {
 }

@@ -18,8 +18,9 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 
-/* Fields of a spec: TYPE, ACTION and up to two operands; one more is an error. */
-#define MAX_FIELDS	5
+/* Fields of a spec: TYPE, ACTION and up to three operands; one more is an error. */
+#define MAX_OPERANDS	3
+#define MAX_FIELDS	(2 + MAX_OPERANDS)
 
 static const struct {
 	const char		*name;
@@ -31,18 +32,22 @@ static const struct {
 	{ "uretprobe",	BPF_PAUSE_PROBE__URETPROBE },
 	{ "tp",		BPF_PAUSE_PROBE__TRACEPOINT },
 	{ "tracepoint",	BPF_PAUSE_PROBE__TRACEPOINT },
+	{ "sdt",	BPF_PAUSE_PROBE__SDT },
+	{ "usdt",	BPF_PAUSE_PROBE__SDT },
 };
 
 /* What each probe kind takes after the action, for messages and checks. */
 static const struct {
 	const char	*usage;
-	const char	*operand[2];
+	const char	*operand[MAX_OPERANDS];
 } probe_operands[BPF_PAUSE_PROBE__MAX] = {
 	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{p|r}:FUNC[+OFFSET]", { "FUNC" } },
 	[BPF_PAUSE_PROBE__KRETPROBE]	= { "kretprobe:{p|r}:FUNC", { "FUNC" } },
 	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{p|r}:EXE:FUNC[+OFFSET]", { "EXE", "FUNC" } },
 	[BPF_PAUSE_PROBE__URETPROBE]	= { "uretprobe:{p|r}:EXE:FUNC", { "EXE", "FUNC" } },
 	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{p|r}:CATEGORY:NAME", { "CATEGORY", "NAME" } },
+	[BPF_PAUSE_PROBE__SDT]		= { "sdt:{p|r}:EXE:PROVIDER:NAME",
+					    { "EXE", "PROVIDER", "NAME" } },
 };
 
 static void set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -76,7 +81,11 @@ static int probe_from_name(const char *name, enum bpf_pause_probe *probe)
 
 static int nr_operands(enum bpf_pause_probe probe)
 {
-	return probe_operands[probe].operand[1] ? 2 : 1;
+	int n = 0;
+
+	while (n < MAX_OPERANDS && probe_operands[probe].operand[n])
+		n++;
+	return n;
 }
 
 /* Symbols, tracepoint names and categories; an EXE is any path. */
@@ -118,8 +127,11 @@ static int split_offset(char *s, unsigned long *offset, const char *text,
 	return 0;
 }
 
-/* Split @s (modified) at each ':' into at most MAX_FIELDS fields. */
-static int split_fields(char *s, char *field[MAX_FIELDS])
+/*
+ * Split @s (modified) at each ':' into fields: at most MAX_FIELDS, and
+ * one more holding the rest if there are more (an error, named by it).
+ */
+static int split_fields(char *s, char *field[MAX_FIELDS + 1])
 {
 	int n = 0;
 
@@ -130,7 +142,8 @@ static int split_fields(char *s, char *field[MAX_FIELDS])
 			return n;
 		*s++ = '\0';
 	}
-	return n + 1;	/* more than MAX_FIELDS */
+	field[n++] = s;
+	return n;
 }
 
 static void spec__exit(struct bpf_pause_spec *spec)
@@ -151,7 +164,7 @@ static int spec__set_operands(struct bpf_pause_spec *spec, const char *text,
 {
 	int want = nr_operands(spec->probe);
 	const char *usage = probe_operands[spec->probe].usage;
-	char *val[2] = { NULL, NULL };
+	char *val[MAX_OPERANDS] = { NULL };
 	int i;
 
 	if (nr > want) {
@@ -160,10 +173,16 @@ static int spec__set_operands(struct bpf_pause_spec *spec, const char *text,
 		return -1;
 	}
 	if (nr < want) {
-		set_err(err, errlen, "'%s': missing %s%s%s (%s)", text,
-			nr == 0 ? probe_operands[spec->probe].operand[0] : "",
-			nr == 0 && want == 2 ? " and " : "",
-			probe_operands[spec->probe].operand[want - 1], usage);
+		/* "missing FUNC", "missing EXE and FUNC", "missing EXE, PROVIDER and NAME" */
+		char missing[64] = "";
+
+		for (i = nr; i < want; i++) {
+			strncat(missing, i == nr ? "" : i == want - 1 ? " and " : ", ",
+				sizeof(missing) - strlen(missing) - 1);
+			strncat(missing, probe_operands[spec->probe].operand[i],
+				sizeof(missing) - strlen(missing) - 1);
+		}
+		set_err(err, errlen, "'%s': missing %s (%s)", text, missing, usage);
 		return -1;
 	}
 	for (i = 0; i < want; i++) {
@@ -213,6 +232,11 @@ static int spec__set_operands(struct bpf_pause_spec *spec, const char *text,
 		spec->exe = val[0];
 		spec->func = val[1];
 		break;
+	case BPF_PAUSE_PROBE__SDT:
+		spec->exe = val[0];
+		spec->category = val[1];
+		spec->name = val[2];
+		break;
 	case BPF_PAUSE_PROBE__TRACEPOINT:
 	case BPF_PAUSE_PROBE__MAX:
 	default:
@@ -222,8 +246,8 @@ static int spec__set_operands(struct bpf_pause_spec *spec, const char *text,
 	}
 	return 0;
 nomem:
-	free(val[0]);
-	free(val[1]);
+	for (i = 0; i < MAX_OPERANDS; i++)
+		free(val[i]);
 	set_err(err, errlen, "'%s': %s", text, strerror(ENOMEM));
 	return -1;
 }
@@ -252,7 +276,7 @@ static int specs__append(struct bpf_pause_specs *specs, struct bpf_pause_spec *s
 static int parse_one(struct bpf_pause_spec *spec, const char *text,
 		     char *err, size_t errlen)
 {
-	char *field[MAX_FIELDS];
+	char *field[MAX_FIELDS + 1];
 	char *copy;
 	int nr, ret = -1;
 
@@ -266,7 +290,7 @@ static int parse_one(struct bpf_pause_spec *spec, const char *text,
 
 	if (probe_from_name(field[0], &spec->probe)) {
 		set_err(err, errlen,
-			"'%s': unknown trigger type '%s' (expected kprobe, kretprobe, uprobe, uretprobe, tp or tracepoint)",
+			"'%s': unknown trigger type '%s' (expected kprobe, kretprobe, uprobe, uretprobe, tp, tracepoint or sdt)",
 			text, field[0]);
 		goto out;
 	}
@@ -331,7 +355,7 @@ int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event
 {
 	enum bpf_pause_probe probe;
 	struct bpf_pause_spec spec;
-	char *field[MAX_FIELDS];
+	char *field[MAX_FIELDS + 1];
 	char *copy;
 	int nr, ret = -1;
 
@@ -358,7 +382,7 @@ int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event
 		ret = spec__set_operands(&spec, event, field, nr, err, errlen);
 	} else {
 		set_err(err, errlen,
-			"'%s': not a tracepoint or probe (expected CATEGORY:NAME, kprobe:FUNC, kretprobe:FUNC, uprobe:EXE:FUNC or uretprobe:EXE:FUNC)",
+			"'%s': not a tracepoint or probe (expected CATEGORY:NAME, kprobe:FUNC, kretprobe:FUNC, uprobe:EXE:FUNC, uretprobe:EXE:FUNC or sdt:EXE:PROVIDER:NAME)",
 			event);
 	}
 	if (!ret)

@@ -16,6 +16,7 @@ enum bpf_pause_probe {
 	BPF_PAUSE_PROBE__UPROBE,
 	BPF_PAUSE_PROBE__URETPROBE,
 	BPF_PAUSE_PROBE__TRACEPOINT,
+	BPF_PAUSE_PROBE__SDT,		/* a uprobe on an SDT (USDT) marker */
 	BPF_PAUSE_PROBE__MAX,
 };
 
@@ -23,11 +24,11 @@ enum bpf_pause_probe {
 struct bpf_pause_spec {
 	enum bpf_pause_probe	probe;
 	bool			pause;
-	char			*exe;		/* uprobes: binary, as given */
+	char			*exe;		/* uprobes, SDT markers: binary, as given */
 	char			*func;		/* k/uprobes: symbol */
 	unsigned long		offset;		/* k/uprobes: FUNC+OFFSET, bytes into it */
-	char			*category;	/* tracepoints */
-	char			*name;		/* tracepoints */
+	char			*category;	/* tracepoints; SDT markers: provider */
+	char			*name;		/* tracepoints, SDT markers */
 	char			*text;		/* the spec as given, for messages */
 	const char		*option;	/* the option that gave it, for messages */
 };
@@ -45,6 +46,7 @@ struct bpf_pause_specs {
  *   kprobe:{p|r}:FUNC          kretprobe:{p|r}:FUNC
  *   uprobe:{p|r}:EXE:FUNC      uretprobe:{p|r}:EXE:FUNC
  *   tp:{p|r}:CATEGORY:NAME     tracepoint:{p|r}:CATEGORY:NAME
+ *   sdt:{p|r}:EXE:PROVIDER:NAME (usdt: the same)
  * Returns 0, or -1 with one line naming the spec and the token in @err.
  * On error @specs is left as it was.
  */

@@ -126,9 +126,10 @@ struct bpf_pause_uprobes *bpf_pause_uprobes__new(bool inherit)
 
 /* The file and offset libbpf resolves @func+@offset of @path to. */
 static int resolve(struct bpf_program *prog, const char *path, const char *func,
-		   unsigned long offset, char *file, size_t size, unsigned long *off)
+		   unsigned long offset, unsigned long ref_ctr, char *file, size_t size,
+		   unsigned long *off)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = func);
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = func, .ref_ctr_offset = ref_ctr);
 	struct bpf_link_info info;
 	u32 len = sizeof(info);
 	struct bpf_link *link;
@@ -188,8 +189,8 @@ static bool trace_event_exists(const char *name)
 
 int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *prog,
 			      const char *path, const char *func, unsigned long offset,
-			      bool retprobe, bool pause, u64 cookie, pid_t carrier,
-			      struct bpf_link **link)
+			      unsigned long ref_ctr, bool retprobe, bool pause, u64 cookie,
+			      pid_t carrier, struct bpf_link **link)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
 	struct scoped_uprobe *p = &up->probes[up->nr];
@@ -199,7 +200,7 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 
 	if (up->nr >= BPF_PAUSE_MAX_SPECS)
 		return -2;
-	ret = resolve(prog, path, func, offset, file, sizeof(file), &off);
+	ret = resolve(prog, path, func, offset, ref_ctr, file, sizeof(file), &off);
 	if (ret)
 		return ret;
 	/* tracefs splits its commands at blanks. */
@@ -209,7 +210,13 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 		 up->nr);
 	if (trace_event_exists(p->name))
 		return -2;
-	snprintf(cmd, sizeof(cmd), "%c:%s %s:0x%lx", retprobe ? 'r' : 'p', p->name, file, off);
+	/* An SDT marker's semaphore: "PATH:0xOFFSET(0xREF_CTR)". */
+	if (ref_ctr)
+		snprintf(cmd, sizeof(cmd), "%c:%s %s:0x%lx(0x%lx)", retprobe ? 'r' : 'p', p->name,
+			 file, off, ref_ctr);
+	else
+		snprintf(cmd, sizeof(cmd), "%c:%s %s:0x%lx", retprobe ? 'r' : 'p', p->name,
+			 file, off);
 	if (write_uprobe_events(cmd)) {
 		pr_debug("bpf-pause: cannot add '%s' to uprobe_events: %s\n", cmd, strerror(errno));
 		return -2;

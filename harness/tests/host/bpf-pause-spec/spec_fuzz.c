@@ -20,9 +20,17 @@ static void check(const struct bpf_pause_specs *specs, int ret, const char *err)
 
 		if (s->probe >= BPF_PAUSE_PROBE__MAX || !s->text)
 			abort();
-		if ((s->category == NULL) != (s->probe != BPF_PAUSE_PROBE__TRACEPOINT))
+		bool named = s->probe == BPF_PAUSE_PROBE__TRACEPOINT ||
+			     s->probe == BPF_PAUSE_PROBE__SDT;
+
+		/* CATEGORY (or PROVIDER) and NAME, or FUNC: never both. */
+		if ((s->category == NULL) == named || (s->name == NULL) == named)
 			abort();
-		if ((s->func == NULL) != (s->probe == BPF_PAUSE_PROBE__TRACEPOINT))
+		if ((s->func == NULL) != named)
+			abort();
+		if ((s->exe == NULL) == (s->probe == BPF_PAUSE_PROBE__UPROBE ||
+					 s->probe == BPF_PAUSE_PROBE__URETPROBE ||
+					 s->probe == BPF_PAUSE_PROBE__SDT))
 			abort();
 	}
 }

@@ -51,8 +51,7 @@ pw_windows() {
 # pw_window_stat FILE WHAT: --bpf-pause's count of WHAT (windows, closes,
 # nested, unbalanced, dropped, open, untracked, missed, unwound) from 'perf stat -x,'.
 pw_window_stat() {
-  awk -F, -v what="bpf-pause-$2" '$2 == "bpf-pause-windows" {
-    for (i = 2; i <= NF; i += 2) if ($i == what) { print $(i - 1); exit } }' "$1"
+  awk -F, -v ev="bpf-pause-$2" '$3 == ev { print $1; exit }' "$1"
 }
 
 # pw_in_range NAME VALUE MIN MAX

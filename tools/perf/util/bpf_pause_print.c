@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What perf stat and perf record say of the windows of --bpf-pause,
+ * --switch-on and --switch-off, in perf stat's own layouts:
+ *
+ *   plain    "      8      windows opened by --bpf-pause (8 closed, ...)"
+ *   -x SEP   one line a count: VALUE SEP SEP bpf-pause-NAME, as a counter
+ *   -j       one object a count: "counter-value", "unit", "event"
+ *   -I       the counts of the interval, after its timestamp (--forever:
+ *            of the run)
+ *   -r       the mean over the runs, with the relative standard deviation
+ *            of the runs (perf stat's "( +- x% )", "variance")
+ *
+ * The counts come from the BPF program (bpf_pause__counts()); those of
+ * the runs and intervals are differences of its running totals.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/zalloc.h>
+
+#include "bpf_pause.h"
+#include "debug.h"
+#include "stat.h"
+
+/* The event names of the counts: bpf-pause-NAME. */
+static const char * const count_names[BPF_PAUSE__NR_COUNTS] = {
+	[BPF_PAUSE_WINDOWS]	= "windows",
+	[BPF_PAUSE_CLOSES]	= "closes",
+	[BPF_PAUSE_NESTED]	= "nested",
+	[BPF_PAUSE_UNBALANCED]	= "unbalanced",
+	[BPF_PAUSE_DROPPED]	= "dropped",
+	[BPF_PAUSE_UNWOUND]	= "unwound",
+	[BPF_PAUSE_OPEN]	= "open",
+	[BPF_PAUSE_UNTRACKED]	= "untracked",
+	[BPF_PAUSE_MISSED]	= "missed",
+	[BPF_PAUSE_ERRORS]	= "errors",
+};
+
+/* What earlier runs and intervals were, to tell this one's. */
+struct bpf_pause_report {
+	u64		run_start[BPF_PAUSE__NR_COUNTS];
+	struct stats	runs[BPF_PAUSE__NR_COUNTS];
+	u64		interval_start[BPF_PAUSE__NR_COUNTS];
+};
+
+static struct bpf_pause_report *report(struct bpf_pause *bp)
+{
+	if (!bp->report)
+		bp->report = zalloc(sizeof(*bp->report));
+	return bp->report;
+}
+
+void bpf_pause__run_done(struct bpf_pause *bp)
+{
+	struct bpf_pause_report *r = report(bp);
+	u64 now[BPF_PAUSE__NR_COUNTS];
+
+	if (!r || bpf_pause__counts(bp, now))
+		return;
+	for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
+		update_stats(&r->runs[i], now[i] - r->run_start[i]);
+		r->run_start[i] = now[i];
+	}
+}
+
+/* ", 2 nested, 1 unbalanced close ignored, ...": what is not zero. */
+static void fprintf_anomalies(FILE *fp, const double *v)
+{
+	static const struct {
+		enum bpf_pause_count	count;
+		const char		*what;
+	} anomalies[] = {
+		{ BPF_PAUSE_NESTED,	"nested" },
+		{ BPF_PAUSE_UNBALANCED,	"unbalanced closes ignored" },
+		{ BPF_PAUSE_DROPPED,	"left open at thread exit or exec" },
+		{ BPF_PAUSE_UNWOUND,	"closed after a longjmp or exception out of the function" },
+		{ BPF_PAUSE_OPEN,	"still open" },
+		{ BPF_PAUSE_UNTRACKED,	"opens by threads outside the session ignored" },
+		{ BPF_PAUSE_MISSED,
+		  "trigger hits missed (BPF recursion, or inside perf's context switch)" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(anomalies); i++) {
+		if (v[anomalies[i].count])
+			fprintf(fp, ", %.6g %s", v[anomalies[i].count], anomalies[i].what);
+	}
+}
+
+/* One count as a counter line or object, as perf stat prints its counters. */
+static void fprintf_count(FILE *fp, const struct bpf_pause_print *pp, const char *ts,
+			  enum bpf_pause_count c, double val, double noise)
+{
+	if (pp->json) {
+		fprintf(fp, "{%s%s\"counter-value\" : \"%.6g\", \"unit\" : \"\", \"event\" : \"bpf-pause-%s\"",
+			ts, *ts ? ", " : "", val, count_names[c]);
+		if (pp->runs > 1)
+			fprintf(fp, ", \"variance\" : %.2f", noise);
+		fprintf(fp, "}\n");
+		return;
+	}
+	fprintf(fp, "%s%.6g%s%sbpf-pause-%s", ts, val, pp->sep, pp->sep, count_names[c]);
+	if (pp->runs > 1)
+		fprintf(fp, "%s%.2f%%", pp->sep, noise);
+	fprintf(fp, "\n");
+}
+
+void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_print *pp)
+{
+	struct bpf_pause_report *r = report(bp);
+	double val[BPF_PAUSE__NR_COUNTS], noise[BPF_PAUSE__NR_COUNTS] = { 0 };
+	u64 now[BPF_PAUSE__NR_COUNTS];
+	char ts[64] = "";
+
+	if (!r || bpf_pause__counts(bp, now))
+		return;
+	for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
+		if (pp->delta) {
+			val[i] = now[i] - r->interval_start[i];
+			r->interval_start[i] = now[i];
+		} else {
+			val[i] = now[i];
+		}
+	}
+	/* -r: the last run ends here; the mean of the runs, and their spread. */
+	if (!pp->delta && pp->runs > 1) {
+		bpf_pause__run_done(bp);
+		for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
+			val[i] = avg_stats(&r->runs[i]);
+			noise[i] = rel_stddev_stats(stddev_stats(&r->runs[i]), val[i]);
+		}
+	}
+	/* The still open ones are those of now, not a difference. */
+	val[BPF_PAUSE_OPEN] = now[BPF_PAUSE_OPEN];
+
+	if (pp->ts && pp->json)
+		scnprintf(ts, sizeof(ts), "\"interval\" : %lu.%09lu",
+			  (unsigned long)pp->ts->tv_sec, pp->ts->tv_nsec);
+	else if (pp->ts)
+		scnprintf(ts, sizeof(ts), pp->sep ? "%lu.%09lu%s" : "%6lu.%09lu ",
+			  (unsigned long)pp->ts->tv_sec, pp->ts->tv_nsec, pp->sep);
+
+	if (pp->json || pp->sep) {
+		for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
+			if (i != BPF_PAUSE_ERRORS)
+				fprintf_count(fp, pp, ts, i, val[i], noise[i]);
+		}
+	} else {
+		fprintf(fp, "%s%19.6g      windows opened by --bpf-pause (%.6g closed", ts,
+			val[BPF_PAUSE_WINDOWS], val[BPF_PAUSE_CLOSES]);
+		fprintf_anomalies(fp, val);
+		fprintf(fp, ")");
+		if (pp->runs > 1 && noise[BPF_PAUSE_WINDOWS])
+			fprintf(fp, "  ( +-%6.2f%% )", noise[BPF_PAUSE_WINDOWS]);
+		fprintf(fp, pp->ts ? "\n" : "\n\n");
+	}
+	if (now[BPF_PAUSE_ERRORS] && !pp->delta)
+		pr_warning("--%s: %" PRIu64 " pause/resume calls failed\n",
+			   bp->option ?: "bpf-pause", now[BPF_PAUSE_ERRORS]);
+}
+
+void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
+{
+	u64 now[BPF_PAUSE__NR_COUNTS];
+	double val[BPF_PAUSE__NR_COUNTS];
+
+	if (bpf_pause__counts(bp, now))
+		return;
+	for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++)
+		val[i] = now[i];
+	fprintf(fp, "[ perf record: %" PRIu64 " windows opened, %" PRIu64 " closed by --bpf-pause",
+		now[BPF_PAUSE_WINDOWS], now[BPF_PAUSE_CLOSES]);
+	fprintf_anomalies(fp, val);
+	fprintf(fp, " ]\n");
+}
