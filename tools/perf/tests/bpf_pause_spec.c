@@ -155,7 +155,9 @@ static void check_operands(const char *what, const struct bpf_pause_spec *s,
 		      what, s->exe, s->func);
 		break;
 	case BPF_PAUSE_PROBE__SDT:
-		CHECK(streq(s->exe, a) && streq(s->category, b) && s->name && !s->func,
+		/* good[] and switches[] name the marker gc__start or throw. */
+		CHECK(streq(s->exe, a) && streq(s->category, b) && !s->func &&
+		      (streq(s->name, "gc__start") || streq(s->name, "throw")),
 		      "%s: exe '%s' provider '%s' name '%s'", what, s->exe, s->category, s->name);
 		break;
 	case BPF_PAUSE_PROBE__TRACEPOINT:

@@ -94,7 +94,6 @@ struct bpf_pause_session {
 /* read_counts() sums struct pause_stats as an array of u64. */
 static_assert(sizeof(struct pause_stats) % sizeof(__u64) == 0, "pause_stats: u64 counters only");
 
-
 /* The option the user gave first (--bpf-pause, --switch-on, ...), for messages. */
 static const char *option(const struct bpf_pause *bp)
 {
@@ -360,6 +359,7 @@ static int add_link(struct bpf_pause_session *s, struct bpf_link *link)
 	return 0;
 }
 
+#ifdef HAVE_GELF_GETNOTE_SUPPORT
 /* A bare library name ("libstdc++.so.6"), where ld.so would find it. */
 static int find_library(const char *name, char *buf, size_t size)
 {
@@ -385,6 +385,7 @@ static int find_library(const char *name, char *buf, size_t size)
 			access(buf, R_OK) ? -1 : 0;
 	return found;
 }
+#endif
 
 /*
  * An SDT (USDT) marker: a uprobe on each site of PROVIDER:NAME in EXE,
@@ -392,15 +393,17 @@ static int find_library(const char *name, char *buf, size_t size)
  * perf probe does for sdt_ events.  The sites but the last are added to
  * the session here.
  */
-static struct bpf_link *attach_sdt(struct bpf_pause_session *s,
-				   const struct bpf_pause_spec *spec, u64 cookie,
+static struct bpf_link *attach_sdt(struct bpf_pause_session *s __maybe_unused,
+				   const struct bpf_pause_spec *spec, u64 cookie __maybe_unused,
 				   bool retprobe __maybe_unused)
 {
+#ifdef HAVE_GELF_GETNOTE_SUPPORT
 	struct bpf_link *link = NULL;
 	struct sdt_note *note;
 	char path[PATH_MAX];
 	LIST_HEAD(notes);
 	bool found = false;
+	int err;
 
 	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path)) &&
 	    (!is_bare_library(spec->exe) || find_library(spec->exe, path, sizeof(path)))) {
@@ -408,9 +411,16 @@ static struct bpf_link *attach_sdt(struct bpf_pause_session *s,
 		       spec->option, spec->text, spec->exe);
 		return NULL;
 	}
-	if (get_sdt_note_list(&notes, path) < 0) {
-		pr_err("--%s: '%s': cannot read the SDT markers of %s\n", spec->option,
-		       spec->text, path);
+	symbol__elf_init();
+	err = get_sdt_note_list(&notes, path);
+	if (err < 0) {
+		if (err == -ENOENT)
+			pr_err("--%s: '%s': %s has no SDT markers (they may be in a library it uses: name that library as EXE)\n",
+			       spec->option, spec->text, path);
+		else
+			pr_err("--%s: '%s': cannot read the SDT markers of %s\n", spec->option,
+			       spec->text, path);
+		cleanup_sdt_note_list(&notes);
 		return NULL;
 	}
 	list_for_each_entry(note, &notes, note_list) {
@@ -419,6 +429,7 @@ static struct bpf_link *attach_sdt(struct bpf_pause_session *s,
 		if (strcmp(note->provider, spec->category) || strcmp(note->name, spec->name))
 			continue;
 		if (link && add_link(s, link)) {
+			pr_err("--%s: '%s': %s\n", spec->option, spec->text, strerror(ENOMEM));
 			link = NULL;
 			break;
 		}
@@ -440,6 +451,11 @@ static struct bpf_link *attach_sdt(struct bpf_pause_session *s,
 		       spec->option, spec->text, spec->category, spec->name, path, path);
 	cleanup_sdt_note_list(&notes);
 	return link;
+#else
+	pr_err("--%s: '%s': this perf was built with a libelf that cannot read SDT notes\n",
+	       spec->option, spec->text);
+	return NULL;
+#endif
 }
 
 /*

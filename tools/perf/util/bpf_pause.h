@@ -41,6 +41,7 @@ struct bpf_pause_print {
 	bool		json;		/* -j */
 	struct timespec	*ts;		/* -I: the interval's time, or NULL */
 	bool		delta;		/* -I, --forever: the counts since the last print */
+	bool		summary;	/* -I --summary: its CSV "summary" column */
 	int		runs;		/* -r: the runs, whose mean is printed */
 };
 

@@ -14,7 +14,6 @@
  * The counts come from the BPF program (bpf_pause__counts()); those of
  * the runs and intervals are differences of its running totals.
  */
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +43,7 @@ struct bpf_pause_report {
 	u64		run_start[BPF_PAUSE__NR_COUNTS];
 	struct stats	runs[BPF_PAUSE__NR_COUNTS];
 	u64		interval_start[BPF_PAUSE__NR_COUNTS];
+	u64		errors_said;
 };
 
 static struct bpf_pause_report *report(struct bpf_pause *bp)
@@ -61,6 +61,9 @@ void bpf_pause__run_done(struct bpf_pause *bp)
 	if (!r || bpf_pause__counts(bp, now))
 		return;
 	for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
+		/* A level, not a count: no difference. */
+		if (i == BPF_PAUSE_OPEN)
+			continue;
 		update_stats(&r->runs[i], now[i] - r->run_start[i]);
 		r->run_start[i] = now[i];
 	}
@@ -85,24 +88,30 @@ static void fprintf_anomalies(FILE *fp, const double *v)
 
 	for (size_t i = 0; i < ARRAY_SIZE(anomalies); i++) {
 		if (v[anomalies[i].count])
-			fprintf(fp, ", %.6g %s", v[anomalies[i].count], anomalies[i].what);
+			fprintf(fp, ", %.0f %s", v[anomalies[i].count], anomalies[i].what);
 	}
 }
 
-/* One count as a counter line or object, as perf stat prints its counters. */
+/*
+ * One count as a counter line or object, as perf stat prints its counters
+ * (values as "%.0f" in CSV and "%f" in JSON; -r: the noise after the
+ * event, or "variance").
+ */
 static void fprintf_count(FILE *fp, const struct bpf_pause_print *pp, const char *ts,
 			  enum bpf_pause_count c, double val, double noise)
 {
+	bool runs = pp->runs > 1 && !pp->delta && c != BPF_PAUSE_OPEN;
+
 	if (pp->json) {
-		fprintf(fp, "{%s%s\"counter-value\" : \"%.6g\", \"unit\" : \"\", \"event\" : \"bpf-pause-%s\"",
-			ts, *ts ? ", " : "", val, count_names[c]);
-		if (pp->runs > 1)
+		fprintf(fp, "{%s%s\"counter-value\" : \"%f\", ", ts, *ts ? ", " : "", val);
+		fprintf(fp, "\"unit\" : \"\", \"event\" : \"bpf-pause-%s\"", count_names[c]);
+		if (runs)
 			fprintf(fp, ", \"variance\" : %.2f", noise);
 		fprintf(fp, "}\n");
 		return;
 	}
-	fprintf(fp, "%s%.6g%s%sbpf-pause-%s", ts, val, pp->sep, pp->sep, count_names[c]);
-	if (pp->runs > 1)
+	fprintf(fp, "%s%.0f%s%sbpf-pause-%s", ts, val, pp->sep, pp->sep, count_names[c]);
+	if (runs)
 		fprintf(fp, "%s%.2f%%", pp->sep, noise);
 	fprintf(fp, "\n");
 }
@@ -128,6 +137,8 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 	if (!pp->delta && pp->runs > 1) {
 		bpf_pause__run_done(bp);
 		for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
+			if (i == BPF_PAUSE_OPEN)
+				continue;
 			val[i] = avg_stats(&r->runs[i]);
 			noise[i] = rel_stddev_stats(stddev_stats(&r->runs[i]), val[i]);
 		}
@@ -141,6 +152,8 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 	else if (pp->ts)
 		scnprintf(ts, sizeof(ts), pp->sep ? "%lu.%09lu%s" : "%6lu.%09lu ",
 			  (unsigned long)pp->ts->tv_sec, pp->ts->tv_nsec, pp->sep);
+	else if (pp->summary && pp->sep)
+		scnprintf(ts, sizeof(ts), "summary%s", pp->sep);
 
 	if (pp->json || pp->sep) {
 		for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
@@ -148,7 +161,7 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 				fprintf_count(fp, pp, ts, i, val[i], noise[i]);
 		}
 	} else {
-		fprintf(fp, "%s%19.6g      windows opened by --bpf-pause (%.6g closed", ts,
+		fprintf(fp, "%s%19.0f      windows opened by --bpf-pause (%.0f closed", ts,
 			val[BPF_PAUSE_WINDOWS], val[BPF_PAUSE_CLOSES]);
 		fprintf_anomalies(fp, val);
 		fprintf(fp, ")");
@@ -156,9 +169,12 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 			fprintf(fp, "  ( +-%6.2f%% )", noise[BPF_PAUSE_WINDOWS]);
 		fprintf(fp, pp->ts ? "\n" : "\n\n");
 	}
-	if (now[BPF_PAUSE_ERRORS] && !pp->delta)
-		pr_warning("--%s: %" PRIu64 " pause/resume calls failed\n",
-			   bp->option ?: "bpf-pause", now[BPF_PAUSE_ERRORS]);
+	/* Said once, when they happen (-I: in the interval they happened in). */
+	if (now[BPF_PAUSE_ERRORS] > r->errors_said) {
+		pr_warning("--%s: %llu pause/resume calls failed\n", bp->option ?: "bpf-pause",
+			   (unsigned long long)(now[BPF_PAUSE_ERRORS] - r->errors_said));
+		r->errors_said = now[BPF_PAUSE_ERRORS];
+	}
 }
 
 void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
@@ -170,8 +186,9 @@ void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
 		return;
 	for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++)
 		val[i] = now[i];
-	fprintf(fp, "[ perf record: %" PRIu64 " windows opened, %" PRIu64 " closed by --bpf-pause",
-		now[BPF_PAUSE_WINDOWS], now[BPF_PAUSE_CLOSES]);
+	fprintf(fp, "[ perf record: %llu windows opened, %llu closed by --bpf-pause",
+		(unsigned long long)now[BPF_PAUSE_WINDOWS],
+		(unsigned long long)now[BPF_PAUSE_CLOSES]);
 	fprintf_anomalies(fp, val);
 	fprintf(fp, " ]\n");
 }

@@ -65,7 +65,7 @@ struct bpf_pause_uprobes {
 	int			nr;
 	unsigned int		tag;		/* of the group name, see above */
 	bool			inherit;	/* scopes follow fork (the events do) */
-	struct scoped_uprobe	probes[BPF_PAUSE_MAX_SPECS];
+	struct scoped_uprobe	*probes;	/* one a uprobe trigger or SDT marker site */
 };
 
 static int write_uprobe_events(const char *cmd)
@@ -103,7 +103,7 @@ static void remove_stale(void)
 		pid = strtol(group + strlen(GROUP_PREFIX), &end, 10);
 		if (*end != '_' || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
 			continue;
-		group[strcspn(group, " \n")] = '\0';
+		group[strcspn(group, "\n ")] = '\0';
 		snprintf(cmd, sizeof(cmd), "-:%s", group);
 		write_uprobe_events(cmd);
 	}
@@ -193,13 +193,17 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 			      pid_t carrier, struct bpf_link **link)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
-	struct scoped_uprobe *p = &up->probes[up->nr];
 	char file[PATH_MAX], cmd[PATH_MAX + 128];
+	struct scoped_uprobe *p;
 	unsigned long off;
 	int ret, fd;
 
-	if (up->nr >= BPF_PAUSE_MAX_SPECS)
-		return -2;
+	p = realloc(up->probes, (up->nr + 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	up->probes = p;
+	p = &up->probes[up->nr];
+	memset(p, 0, sizeof(*p));
 	ret = resolve(prog, path, func, offset, ref_ctr, file, sizeof(file), &off);
 	if (ret)
 		return ret;
@@ -299,5 +303,6 @@ void bpf_pause_uprobes__delete(struct bpf_pause_uprobes *up)
 			pr_debug("bpf-pause: cannot remove trace event %s: %s\n",
 				 up->probes[i].name, strerror(errno));
 	}
+	free(up->probes);
 	free(up);
 }

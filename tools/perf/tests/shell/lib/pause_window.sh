@@ -54,9 +54,9 @@ pw_window_stat() {
   awk -F, -v ev="bpf-pause-$2" '$3 == ev { print $1; exit }' "$1"
 }
 
-# pw_in_range NAME VALUE MIN MAX
+# pw_in_range NAME VALUE MIN MAX: VALUE an integer in [MIN, MAX]
 pw_in_range() {
-  if [ -z "$2" ] || [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
+  if ! [[ "$2" =~ ^-?[0-9]+$ ]] || [ "$2" -lt "$3" ] || [ "$2" -gt "$4" ]; then
     echo "FAIL: $1 = '$2', want [$3, $4]"
     return 1
   fi
