@@ -7,7 +7,8 @@
  * on a non-map argument and on an unprivileged program type; a stress run
  * of a million windows while the events under them are closed and their
  * slots rewritten, with the kfunc also called from inside the pause path;
- * programs under the hrtimer base lock and on the context switch path; the
+ * programs under the hrtimer base lock and on the context switch path;
+ * bpf_perf_event_read_own() telling a window's count, inherited or not; the
  * AUX hardware path, revoked events and PMUs that cannot pause, with the
  * test PMUs of CONFIG_PERF_PAUSE_TEST_PMU.
  */
@@ -756,6 +757,90 @@ out_fd:
 	close(fd);
 }
 
+/*
+ * bpf_perf_event_read_own() at the open and the close of a window tells
+ * what the window counted: in the task's own event, and in a forked
+ * child's copy of an inherited one (which bpf_perf_event_read_value()
+ * refuses), without the parent's count.
+ */
+static void test_read_own(struct test_perf_event_pause *skel)
+{
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, status;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.start_paused = 1,
+	};
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	int fd = -1;
+	pid_t child;
+
+	skel->bss->slot = 0;
+	skel->bss->nr_errors = 0;
+	l1 = bpf_program__attach(skel->progs.tp_open);
+	l2 = bpf_program__attach(skel->progs.tp_close);
+	if (!ASSERT_OK_PTR(l1, "attach") || !ASSERT_OK_PTR(l2, "attach"))
+		goto out;
+
+	for (int inherit = 0; inherit <= 1; inherit++) {
+		attr.inherit = inherit;
+		fd = sys_perf_event_open(&attr, 0, -1, -1);
+		if (!ASSERT_OK_FD(fd, "page-faults"))
+			goto out;
+		if (!ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0"))
+			goto out;
+		skel->bss->own_open = skel->bss->own_close = ~0ULL;
+		skel->bss->own_err = 0;
+		skel->bss->read_own = true;
+
+		/* A window of the task itself, after one of a child's. */
+		child = vfork();
+		if (child == 0) {
+			skel->bss->target_pid = getpid();
+			window_open();
+			touch_fresh_pages(NR_PAGES / 2);
+			window_close();
+			_exit(0);
+		}
+		waitpid(child, &status, 0);
+		if (inherit) {
+			ASSERT_EQ(skel->bss->own_err, 0, "child: read_own errors");
+			ASSERT_EQ(skel->bss->own_close - skel->bss->own_open, NR_PAGES / 2,
+				  "child: its window's count, from its copy");
+			ASSERT_EQ(skel->bss->read_value_err, -EOPNOTSUPP,
+				  "child: bpf_perf_event_read_value() refuses inherited events");
+		} else {
+			/* Not inherited: the child runs no instance of it. */
+			ASSERT_EQ(skel->bss->own_err, -EINVAL, "child: another task's event");
+		}
+
+		skel->bss->own_err = 0;
+		skel->bss->nr_errors = 0;	/* the child's -EXDEV, not inherited */
+		skel->bss->target_pid = getpid();
+		window_open();
+		touch_fresh_pages(NR_PAGES);
+		window_close();
+		ASSERT_EQ(skel->bss->own_err, 0, "task: read_own errors");
+		ASSERT_EQ(skel->bss->own_close - skel->bss->own_open, NR_PAGES,
+			  "task: its window's count, not the child's");
+		ASSERT_EQ(count(fd), NR_PAGES + (inherit ? NR_PAGES / 2 : 0),
+			  "read(): the windows of the task and its children");
+		ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors");
+		skel->bss->read_own = false;
+		bpf_map_delete_elem(map_fd, &key);
+		close(fd);
+		fd = -1;
+	}
+out:
+	skel->bss->read_own = false;
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l1);
+	bpf_map_delete_elem(map_fd, &key);
+	if (fd >= 0)
+		close(fd);
+}
+
 static char verifier_log[8192];
 
 static void test_verifier(void)
@@ -1103,6 +1188,8 @@ void test_perf_event_pause(void)
 		test_errnos(skel);
 	if (test__start_subtest("inherit"))
 		test_inherit(skel);
+	if (test__start_subtest("read_own"))
+		test_read_own(skel);
 	if (test__start_subtest("verifier"))
 		test_verifier();
 	if (test__start_subtest("stress"))

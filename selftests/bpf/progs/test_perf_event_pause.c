@@ -10,6 +10,7 @@
 #include <bpf/bpf_tracing.h>
 
 extern int bpf_perf_event_pause(void *p__map, __u64 flags, bool pause) __ksym;
+extern int bpf_perf_event_read_own(void *p__map, __u64 flags, __u64 *value) __ksym;
 
 #define ENOENT 2
 #define EAGAIN 11
@@ -46,12 +47,41 @@ bool allow_refused;	/* storm: slots may hold a PMU that cannot pause */
 int nr_refused;
 bool nested;		/* stress: call again from inside the pause path */
 
+/*
+ * read_own: read the event with bpf_perf_event_read_own() before each
+ * resume and after each pause, and with bpf_perf_event_read_value() at
+ * the close: what the window counted is own_close - own_open.
+ */
+bool read_own;
+__u64 own_open, own_close;
+int own_err;
+int read_value_err;
+
+static void read_own_at(bool pause)
+{
+	struct bpf_perf_event_value v;
+	__u64 val;
+	int err;
+
+	err = bpf_perf_event_read_own(&events, slot, &val);
+	if (err)
+		own_err = err;
+	if (pause) {
+		own_close = val;
+		read_value_err = bpf_perf_event_read_value(&events, slot, &v, sizeof(v));
+	} else {
+		own_open = val;
+	}
+}
+
 static int window(bool pause)
 {
 	int ret;
 
 	if ((bpf_get_current_pid_tgid() >> 32) != target_pid)
 		return 0;
+	if (read_own && !pause)
+		read_own_at(false);
 	if (use_wrong_map)
 		ret = bpf_perf_event_pause(&not_events, slot, pause);
 	else
@@ -68,6 +98,8 @@ static int window(bool pause)
 		last_err = ret;
 		__sync_fetch_and_add(&nr_errors, 1);
 	}
+	if (read_own && pause)
+		read_own_at(true);
 	return 0;
 }
 

@@ -89,7 +89,13 @@ struct bpf_pause_session {
 	struct bpf_pause_uprobes *uprobes;
 	pid_t			carrier;	/* the thread their programs hang on */
 	bool			scoped_warned;	/* could not: said so once */
+	/* perf stat: the events whose counts per window are kept */
+	const char		*value_names[BPF_PAUSE_MAX_VALUES];
+	int			nr_values;
+	u64			stats_since;	/* CLOCK_MONOTONIC ns: install, or last reset */
 };
+
+static_assert(BPF_PAUSE_MAX_VALUES == PAUSE_MAX_VALUES, "one limit for perf and BPF");
 
 /* read_counts() sums struct pause_stats as an array of u64. */
 static_assert(sizeof(struct pause_stats) % sizeof(__u64) == 0, "pause_stats: u64 counters only");
@@ -98,6 +104,15 @@ static_assert(sizeof(struct pause_stats) % sizeof(__u64) == 0, "pause_stats: u64
 static const char *option(const struct bpf_pause *bp)
 {
 	return bp->option ?: "bpf-pause";
+}
+
+/* The clock of bpf_ktime_get_ns(). */
+static u64 monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 static int quiet_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -137,6 +152,33 @@ static bool evsel__is_windowable(struct evsel *evsel)
 static bool evsel__is_windowed(struct evsel *evsel)
 {
 	return evsel__is_group_leader(evsel) && evsel__is_windowable(evsel);
+}
+
+/* The events the windows gate: the members of windowed groups but triggers. */
+static bool evsel__is_gated(struct evsel *evsel)
+{
+	return evsel__is_windowed(evsel__leader(evsel)) && !evsel__is_any_trigger(evsel);
+}
+
+/*
+ * perf stat, per-task sessions: the BPF program reads the gated events at
+ * each window's open and close (bpf_perf_event_read_own(): the count of
+ * the thread's own copy, inherited or not), the first PAUSE_MAX_VALUES
+ * of them.  A CPU-bound session's events count whatever thread runs, and
+ * a window's share of them cannot be read there; events bound to CPUs are
+ * not read either (they would have to be summed over the CPUs).
+ */
+static int max_values(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
+{
+	struct evsel *evsel;
+	int nr = 0;
+
+	if (!bp->window_values || target__has_cpu(target) ||
+	    perf_cpu_map__nr(evlist__core(evlist)->all_cpus) != 1)
+		return 0;
+	evlist__for_each_entry(evlist, evsel)
+		nr += evsel__is_gated(evsel);
+	return min(nr, PAUSE_MAX_VALUES);
 }
 
 static int check_kernel_support(const char *opt)
@@ -826,6 +868,43 @@ static int fill_events(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	return 0;
 }
 
+/* Once the events are open: the counters map of max_values(), see there. */
+static int fill_values(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
+{
+	struct bpf_pause_session *s = bp->session;
+	int nr_threads = perf_thread_map__nr(evlist__core(evlist)->threads);
+	int map_fd = bpf_map__fd(s->skel->maps.counters);
+	int max = max_values(bp, evlist, target);
+	struct evsel *evsel;
+
+	s->nr_values = 0;
+	s->skel->bss->nr_values = 0;
+	if (!max)
+		return 0;
+	evlist__for_each_entry(evlist, evsel) {
+		if (!evsel__is_gated(evsel) || !evsel->supported || !evsel->core.fd)
+			continue;
+		if (s->nr_values == max) {
+			pr_warning("--%s: counts per window are kept for the first %d events only\n",
+				   option(bp), max);
+			break;
+		}
+		for (int t = 0; t < nr_threads; t++) {
+			u32 slot = t * max + s->nr_values;
+			int fd = FD(evsel, 0, t);
+
+			if (fd >= 0 && bpf_map_update_elem(map_fd, &slot, &fd, BPF_ANY)) {
+				report_map_error(evsel, bp);
+				return -1;
+			}
+		}
+		s->value_names[s->nr_values++] = evsel__name(evsel);
+	}
+	/* Slots are thread * max + event: nr_values is the stride. */
+	s->skel->bss->nr_values = s->nr_values ? max : 0;
+	return 0;
+}
+
 /*
  * Per-task sessions: share each windowed group's window between its CPUs'
  * instances, see the comment at the top.  False if the kernel cannot, or
@@ -1032,6 +1111,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
 	bpf_map__set_max_entries(skel->maps.window_opens, max_cpu >= 0 ? max_cpu + 1 : 1);
 	bpf_map__set_max_entries(skel->maps.window_closes, max_cpu >= 0 ? max_cpu + 1 : 1);
+	bpf_map__set_max_entries(skel->maps.counters,
+				 (max_values(bp, evlist, target) ?: 1) * (nr_threads > 0 ? nr_threads : 1));
 	skel->rodata->record_boundaries = bp->boundaries;
 	skel->rodata->per_cpu_ranges = per_cpu;
 	skel->rodata->filter_threads = !per_cpu || bp->workload_only;
@@ -1103,7 +1184,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		goto out;
 	if (set_layout(bp, evlist, target, nr_leaders))
 		goto out;
-	if (fill_events(bp, evlist, target, nr_leaders) || fill_boundaries(bp, evlist))
+	if (fill_events(bp, evlist, target, nr_leaders) || fill_boundaries(bp, evlist) ||
+	    fill_values(bp, evlist, target))
 		goto out;
 	if (fill_threads(bp, evlist, target)) {
 		pr_err("--%s: cannot give the session's threads their windows: %s\n", opt,
@@ -1139,6 +1221,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 				goto out;
 		}
 	}
+	if (!s->attached)
+		s->stats_since = monotonic_ns();
 	s->attached = true;
 	if (s->uprobes && (bpf_pause_uprobes__scope(s->uprobes, pids, nr_pids) ||
 			   (target->pid && scope_new_threads(s->uprobes, pids, nr_pids)))) {
@@ -1203,6 +1287,51 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 	counts[BPF_PAUSE_MISSED] = prog_misses(skel->progs.pause_probe) +
 				   prog_misses(skel->progs.pause_tracepoint) + sum.switching;
 	counts[BPF_PAUSE_ERRORS] = sum.errors;
+	return 0;
+}
+
+int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w, bool reset)
+{
+	struct bpf_pause_session *s = bp->session;
+	int nr_cpus = libbpf_num_possible_cpus(), fd;
+	struct pause_window_stat *st;
+	u64 now = monotonic_ns();
+
+	memset(w, 0, sizeof(*w));
+	if (!s || !s->skel || nr_cpus <= 0)
+		return -1;
+	st = calloc(nr_cpus, sizeof(*st));
+	if (!st)
+		return -1;
+	fd = bpf_map__fd(s->skel->maps.window_stats);
+	w->nr_values = s->nr_values;
+	w->elapsed_ns = now - s->stats_since;
+	for (u32 key = 0; key < PAUSE_STAT_VALUE + (u32)s->nr_values; key++) {
+		struct bpf_pause_stat *out = key == PAUSE_STAT_TIME ? &w->time :
+					     &w->values[key - PAUSE_STAT_VALUE];
+
+		if (bpf_map_lookup_elem(fd, &key, st))
+			continue;
+		for (int cpu = 0; cpu < nr_cpus; cpu++) {
+			if (!st[cpu].n)
+				continue;
+			if (!out->n || ~st[cpu].not_min < out->min)
+				out->min = ~st[cpu].not_min;
+			if (st[cpu].max > out->max)
+				out->max = st[cpu].max;
+			out->n += st[cpu].n;
+			out->sum += st[cpu].sum;
+		}
+		if (reset) {
+			memset(st, 0, nr_cpus * sizeof(*st));
+			bpf_map_update_elem(fd, &key, st, BPF_ANY);
+		}
+	}
+	for (int i = 0; i < s->nr_values; i++)
+		w->names[i] = s->value_names[i];
+	if (reset)
+		s->stats_since = now;
+	free(st);
 	return 0;
 }
 

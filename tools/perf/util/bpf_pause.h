@@ -35,6 +35,27 @@ enum bpf_pause_count {
 	BPF_PAUSE__NR_COUNTS,
 };
 
+/*
+ * perf stat: the windows that ended (see bpf_pause__windows()): how long
+ * they were open, and what each gated event counted in each.
+ */
+#define BPF_PAUSE_MAX_VALUES	16
+
+struct bpf_pause_stat {
+	u64	n;
+	u64	sum;
+	u64	min;
+	u64	max;
+};
+
+struct bpf_pause_windows {
+	struct bpf_pause_stat	time;		/* their lengths, ns */
+	u64			elapsed_ns;	/* over how long they were counted */
+	int			nr_values;
+	struct bpf_pause_stat	values[BPF_PAUSE_MAX_VALUES];
+	const char		*names[BPF_PAUSE_MAX_VALUES];
+};
+
 /* perf stat's output settings, for bpf_pause__fprintf(). */
 struct bpf_pause_print {
 	const char	*sep;		/* -x SEP, or NULL */
@@ -55,6 +76,7 @@ struct bpf_pause {
 	const char		*option;	/* the first option given, for messages */
 	const char		*inherit_hint;	/* what turns inherit off */
 	bool			boundaries;	/* perf record: window-open/-close events */
+	bool			window_values;	/* perf stat: counts per window */
 	struct bpf_pause_session *session;	/* what bpf_pause__install() set up */
 	struct bpf_pause_report	*report;	/* -I and -r: what was printed before */
 };
@@ -110,6 +132,11 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
  * (BPF_PAUSE_OPEN: opened and not ended, now).
  */
 int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS]);
+/*
+ * The windows that ended since the session started, or since the last
+ * reset (@reset: start again from now).
+ */
+int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w, bool reset);
 /* perf stat -r: a run ended (the next one starts, or the last is printed). */
 void bpf_pause__run_done(struct bpf_pause *bp);
 /* perf stat: the windows, after the counters, in perf stat's layout (bpf_pause_print.c) */

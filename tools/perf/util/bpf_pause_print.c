@@ -13,6 +13,19 @@
  *
  * The counts come from the BPF program (bpf_pause__counts()); those of
  * the runs and intervals are differences of its running totals.
+ *
+ * Then the windows that ended (bpf_pause__windows()): the time spent in
+ * them and its share of the elapsed time, and per window the mean,
+ * minimum and maximum of their lengths and of each gated event's count:
+ *
+ *   plain    "  12.40 msec in 8 windows (3.1% of 400.12 msec elapsed), ..."
+ *            "  32.00      page-faults a window (min 16, max 48)"
+ *   -x, -j   bpf-pause-time-inside, bpf-pause-time-elapsed (msec), and
+ *            bpf-pause-window-{mean,min,max,n}:{time,EVENT}
+ *
+ * With -I (and --forever) they are those of the windows that ended in
+ * the interval (the statistics start again at each print); with -r those
+ * of all the runs' windows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +129,79 @@ static void fprintf_count(FILE *fp, const struct bpf_pause_print *pp, const char
 	fprintf(fp, "\n");
 }
 
+/* One statistic of the windows as a -x line or -j object. */
+static void fprintf_stat(FILE *fp, const struct bpf_pause_print *pp, const char *ts,
+			 const char *fmt, double val, const char *unit, const char *what,
+			 const char *name)
+{
+	char value[64];
+
+	scnprintf(value, sizeof(value), fmt, val);
+	if (pp->json) {
+		fprintf(fp, "{%s%s\"counter-value\" : \"%s\", \"unit\" : \"%s\", ", ts,
+			*ts ? ", " : "", value, unit);
+		fprintf(fp, "\"event\" : \"bpf-pause-%s%s%s\"}\n", what, name ? ":" : "",
+			name ?: "");
+		return;
+	}
+	fprintf(fp, "%s%s%s%s%sbpf-pause-%s%s%s\n", ts, value, pp->sep, unit, pp->sep, what,
+		name ? ":" : "", name ?: "");
+}
+
+static void fprintf_windows(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_print *pp,
+			    const char *ts)
+{
+	struct bpf_pause_windows w;
+	const struct bpf_pause_stat *t = &w.time;
+	double inside, elapsed;
+
+	/* -I and --forever: the windows of each print; -r: of all runs. */
+	if (bpf_pause__windows(bp, &w, pp->delta))
+		return;
+	inside = t->sum / 1e6;
+	elapsed = w.elapsed_ns / 1e6;
+
+	if (pp->json || pp->sep) {
+		fprintf_stat(fp, pp, ts, "%f", inside, "msec", "time-inside", NULL);
+		fprintf_stat(fp, pp, ts, "%f", elapsed, "msec", "time-elapsed", NULL);
+		if (!t->n)
+			return;
+		fprintf_stat(fp, pp, ts, "%f", inside / t->n, "msec", "window-mean", "time");
+		fprintf_stat(fp, pp, ts, "%f", t->min / 1e6, "msec", "window-min", "time");
+		fprintf_stat(fp, pp, ts, "%f", t->max / 1e6, "msec", "window-max", "time");
+		for (int i = 0; i < w.nr_values; i++) {
+			const struct bpf_pause_stat *v = &w.values[i];
+
+			if (!v->n)
+				continue;
+			fprintf_stat(fp, pp, ts, "%.2f", (double)v->sum / v->n, "", "window-mean",
+				     w.names[i]);
+			fprintf_stat(fp, pp, ts, "%.0f", v->min, "", "window-min", w.names[i]);
+			fprintf_stat(fp, pp, ts, "%.0f", v->max, "", "window-max", w.names[i]);
+			fprintf_stat(fp, pp, ts, "%.0f", v->n, "", "window-n", w.names[i]);
+		}
+		return;
+	}
+
+	if (!t->n)
+		return;
+	fprintf(fp, "%s%19.2f msec in %llu windows (%.1f%% of %.2f msec elapsed), a window: mean %.3f, min %.3f, max %.3f msec\n",
+		ts, inside, (unsigned long long)t->n, elapsed ? 100.0 * inside / elapsed : 0.0,
+		elapsed, inside / t->n, t->min / 1e6, t->max / 1e6);
+	for (int i = 0; i < w.nr_values; i++) {
+		const struct bpf_pause_stat *v = &w.values[i];
+
+		if (!v->n)
+			continue;
+		fprintf(fp, "%s%19.2f      %s a window (min %llu, max %llu", ts,
+			(double)v->sum / v->n, w.names[i], (unsigned long long)v->min,
+			(unsigned long long)v->max);
+		if (v->n != t->n)
+			fprintf(fp, "; %llu of the windows", (unsigned long long)v->n);
+		fprintf(fp, ")\n");
+	}
+}
+
 void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_print *pp)
 {
 	struct bpf_pause_report *r = report(bp);
@@ -167,8 +253,11 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 		fprintf(fp, ")");
 		if (pp->runs > 1 && noise[BPF_PAUSE_WINDOWS])
 			fprintf(fp, "  ( +-%6.2f%% )", noise[BPF_PAUSE_WINDOWS]);
-		fprintf(fp, pp->ts ? "\n" : "\n\n");
+		fprintf(fp, "\n");
 	}
+	fprintf_windows(bp, fp, pp, ts);
+	if (!pp->json && !pp->sep && !pp->ts)
+		fprintf(fp, "\n");
 	/* Said once, when they happen (-I: in the interval they happened in). */
 	if (now[BPF_PAUSE_ERRORS] > r->errors_said) {
 		pr_warning("--%s: %llu pause/resume calls failed\n", bp->option ?: "bpf-pause",
@@ -179,6 +268,7 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 
 void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
 {
+	struct bpf_pause_windows w;
 	u64 now[BPF_PAUSE__NR_COUNTS];
 	double val[BPF_PAUSE__NR_COUNTS];
 
@@ -191,4 +281,10 @@ void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
 		(unsigned long long)now[BPF_PAUSE_CLOSES]);
 	fprintf_anomalies(fp, val);
 	fprintf(fp, " ]\n");
+	if (!bpf_pause__windows(bp, &w, false) && w.time.n) {
+		fprintf(fp, "[ perf record: %.3f msec in the windows (%.1f%% of %.3f msec elapsed), a window: mean %.3f, min %.3f, max %.3f msec ]\n",
+			w.time.sum / 1e6, w.elapsed_ns ? 100.0 * w.time.sum / w.elapsed_ns : 0.0,
+			w.elapsed_ns / 1e6, w.time.sum / 1e6 / w.time.n, w.time.min / 1e6,
+			w.time.max / 1e6);
+	}
 }

@@ -254,6 +254,63 @@ else
   echo "note: no python3: -j output not parsed"
 fi
 
+# Per window: windows alternating 16 and 48 faults are 32 on average,
+# 16 at least and 48 at most, read in the kernel at each open and close;
+# the windows' own time is inside the elapsed time.
+# check_per_window NAME WANT_N PERF-STAT-ARGS...: -x, output in ${out}
+check_per_window() {
+  local name=$1 n=$2 ins ela
+
+  pw_in_range "${name}: page-faults a window, mean" \
+    "$(pw_value "${out}" bpf-pause-window-mean:page-faults | sed 's/\.00$//')" 32 32 || err=1
+  pw_in_range "${name}: min" "$(pw_value "${out}" bpf-pause-window-min:page-faults)" 16 16 || err=1
+  pw_in_range "${name}: max" "$(pw_value "${out}" bpf-pause-window-max:page-faults)" 48 48 || err=1
+  pw_in_range "${name}: windows measured" "$(pw_value "${out}" bpf-pause-window-n:page-faults)" \
+    "${n}" "${n}" || err=1
+  ins=$(pw_value "${out}" bpf-pause-time-inside)
+  ela=$(pw_value "${out}" bpf-pause-time-elapsed)
+  if ! awk -v i="${ins}" -v e="${ela}" 'BEGIN { exit !(i > 0 && e > i) }'; then
+    echo "FAIL: ${name}: ${ins} msec inside windows, ${ela} msec elapsed"
+    err=1
+  fi
+}
+echo "--- counts per window"
+perf stat -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}" 0 0 alternate
+check_per_window "per window" "${rounds}"
+perf stat -r 2 -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}" 0 0 alternate
+check_per_window "per window, -r 2: the windows of both runs" $((2 * rounds))
+# Each window in a new thread that exits inside it: read through the
+# thread's inherited copy, at its exit.
+perf stat -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}" 0 0 exit
+pw_in_range "per window, threads exiting inside: min" \
+  "$(pw_value "${out}" bpf-pause-window-min:page-faults)" "${PW_PAGES}" "${PW_PAGES}" || err=1
+pw_in_range "per window, threads exiting inside: max" \
+  "$(pw_value "${out}" bpf-pause-window-max:page-faults)" "${PW_PAGES}" "${PW_PAGES}" || err=1
+pw_in_range "per window, threads exiting inside: windows measured" \
+  "$(pw_value "${out}" bpf-pause-window-n:page-faults)" "${rounds}" "${rounds}" || err=1
+perf stat -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}" 0 0 alternate
+if ! grep -Eq "^ +32\.00 +page-faults/action=start-paused/ a window \(min 16, max 48\)$" "${out}" ||
+   ! grep -Eq "msec in ${rounds} windows \([0-9.]+% of [0-9.]+ msec elapsed\)" "${out}"; then
+  echo "FAIL: per window, plain layout"
+  cat "${out}"
+  err=1
+fi
+if command -v python3 >/dev/null; then
+  perf stat -j -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+    perf test -w pause_window "${rounds}" 0 0 alternate
+  pw_in_range "-j: page-faults a window, max" "$(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    if line.startswith("{"):
+        o = json.loads(line)
+        if o.get("event", "").startswith("bpf-pause-window-max:page-faults"):
+            print(int(float(o["counter-value"])))' "${out}")" 48 48 || err=1
+fi
+
 # Events not marked start-paused run until the first pause.
 echo "--- unmarked events start running"
 perf stat -x, -o "${out}" -e page-faults --bpf-pause="${pw_tps}" -- \

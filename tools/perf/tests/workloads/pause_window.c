@@ -30,6 +30,13 @@
  *               its window is closed only when the next round's call
  *               finds its frame gone (so the window also counts the next
  *               round's outside pages)
+ *
+ * and one changes what each window counts, not their sum over an even
+ * number of rounds:
+ *
+ *   alternate   the windows fault PAUSE_WINDOW_PAGES / 2 and 3 *
+ *               PAUSE_WINDOW_PAGES / 2 pages in turn (16 and 48), so
+ *               that the statistics per window are known
  */
 #include <link.h>
 #include <pthread.h>
@@ -59,6 +66,7 @@
 
 enum pw_mode {
 	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
+	PW_ALTERNATE,
 };
 
 struct pw_round {
@@ -69,7 +77,16 @@ struct pw_round {
 	sem_t		go, done;	/* threads mode */
 	sigjmp_buf	out;		/* longjmp mode */
 	int		jumps;		/* longjmp mode: rounds left by siglongjmp() */
+	int		round;
 };
+
+/*
+ * Each round's mapping: the window's pages from 0 (up to 3 *
+ * PAUSE_WINDOW_PAGES / 2 of them), the outside's from 2 *
+ * PAUSE_WINDOW_PAGES.
+ */
+#define PAUSE_WINDOW_MAP_PAGES	(3 * PAUSE_WINDOW_PAGES)
+#define outside_mem(r)		((r)->mem + 2 * PAUSE_WINDOW_PAGES * (r)->page)
 
 /* A macro too: the window's code stays in pause_window_inside(). */
 #define touch(mem, page, from, to)				\
@@ -114,6 +131,9 @@ static noinline void pause_window_inside(struct pw_round *r, int level)
 	int levels = r->mode == PW_NESTED ? PAUSE_WINDOW_LEVELS : 1;
 	int from = PAUSE_WINDOW_PAGES * (level - 1) / levels;
 	int to = PAUSE_WINDOW_PAGES * level / levels;
+
+	if (r->mode == PW_ALTERNATE)
+		to = r->round % 2 ? 3 * PAUSE_WINDOW_PAGES / 2 : PAUSE_WINDOW_PAGES / 2;
 
 	syscall(SYS_getppid);
 	if (level > 1)
@@ -195,7 +215,7 @@ static void *outside_thread(void *arg)
 	struct pw_round *r = arg;
 
 	sem_wait(&r->go);
-	pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page, r->out_loops);
+	pause_window_outside(outside_mem(r), r->page, r->out_loops);
 	sem_post(&r->done);
 	return NULL;
 }
@@ -221,7 +241,7 @@ static int run_round(struct pw_round *r)
 		if (pthread_create(&thread, NULL, inside_thread, r))
 			return -1;
 		pthread_join(thread, NULL);
-		pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page,
+		pause_window_outside(outside_mem(r), r->page,
 				     r->out_loops);
 		return 0;
 	case PW_THREADS:
@@ -233,7 +253,7 @@ static int run_round(struct pw_round *r)
 		pthread_join(thread, NULL);
 		return 0;
 	case PW_LONGJMP:
-		pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page,
+		pause_window_outside(outside_mem(r), r->page,
 				     r->out_loops);
 		if (!sigsetjmp(r->out, 0))
 			pause_window_inside(r, 1);
@@ -242,8 +262,9 @@ static int run_round(struct pw_round *r)
 	case PW_MIGRATE:
 	case PW_NESTED:
 	case PW_UNBALANCED:
+	case PW_ALTERNATE:
 	default:
-		pause_window_outside(r->mem + PAUSE_WINDOW_PAGES * r->page, r->page,
+		pause_window_outside(outside_mem(r), r->page,
 				     r->out_loops);
 		pause_window_inside(r, r->mode == PW_NESTED ? PAUSE_WINDOW_LEVELS : 1);
 		return 0;
@@ -253,13 +274,13 @@ static int run_round(struct pw_round *r)
 static const char * const pw_modes[] = {
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
-	[PW_LONGJMP] = "longjmp",
+	[PW_LONGJMP] = "longjmp", [PW_ALTERNATE] = "alternate",
 };
 
 static int pause_window(int argc, const char **argv)
 {
 	struct pw_round r = { .page = sysconf(_SC_PAGESIZE), .mode = PW_PLAIN };
-	size_t len = 2 * PAUSE_WINDOW_PAGES * r.page;
+	size_t len = PAUSE_WINDOW_MAP_PAGES * r.page;
 	int rounds = 4;
 
 	if (argc > 0)
@@ -299,7 +320,7 @@ static int pause_window(int argc, const char **argv)
 		pthread_join(thread, NULL);
 	}
 
-	for (int i = 0; i < rounds; i++) {
+	for (r.round = 0; r.round < rounds; r.round++) {
 		/* The window's pages first, then the outside's. */
 		r.mem = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

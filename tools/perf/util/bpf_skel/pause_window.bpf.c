@@ -90,6 +90,25 @@ struct {
 } stats SEC(".maps");
 
 /*
+ * perf stat, per-task sessions: the counted events of each thread perf
+ * opened events for, nr_values a thread, read at each window's open and
+ * close; and the windows' statistics (struct pause_window_stat).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, 1);		/* resized before load */
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct pause_window_stat));
+	__uint(max_entries, PAUSE_NR_STATS);
+} window_stats SEC(".maps");
+
+/*
  * Whether events run: a CPU's (CPU-bound sessions) or a thread's
  * (per-task), as last set by a program; unknown until the first.
  */
@@ -155,8 +174,10 @@ const volatile __u64 perf_ns_ino;
  */
 __u32 slots_per_range = 1;
 __u32 slots_per_window = 1;
+__u32 nr_values;		/* perf stat: slots a thread in counters */
 
 int bpf_perf_event_pause(void *p__map, u64 flags, bool pause) __ksym __weak;
+int bpf_perf_event_read_own(void *p__map, u64 flags, u64 *value) __ksym __weak;
 void bpf_preempt_disable(void) __ksym __weak;
 void bpf_preempt_enable(void) __ksym __weak;
 
@@ -363,6 +384,79 @@ static bool close_one(struct pause_thread *pt, bool *last, bool *own)
 	return false;	/* a storm of nested triggers on one thread: give up */
 }
 
+/* *@p = max(*@p, @v), against programs of other threads preempting this one. */
+static void grow_to(__u64 *p, __u64 v)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = READ_ONCE(*p);
+
+		if (old >= v || __sync_val_compare_and_swap(p, old, v) == old)
+			break;
+	}
+}
+
+static void stat_add(__u32 key, __u64 v)
+{
+	struct pause_window_stat *ws = bpf_map_lookup_elem(&window_stats, &key);
+
+	if (!ws)
+		return;
+	grow_to(&ws->not_min, ~v);
+	grow_to(&ws->max, v);
+	__sync_fetch_and_add(&ws->sum, v);
+	__sync_fetch_and_add(&ws->n, 1);
+}
+
+/* The slot in counters of counted event @i of @pt's session thread. */
+static bool value_slot(struct pause_thread *pt, __u32 i, __u32 *slot)
+{
+	__u32 *range;
+
+	if (!pt->thread)
+		return false;
+	range = bpf_map_lookup_elem(&thread_range, &pt->thread);
+	if (!range || !*range)
+		return false;
+	*slot = (*range - 1) * nr_values + i;
+	return true;
+}
+
+/* @pt's outermost window opens: before its events are resumed. */
+static void window_start(struct pause_thread *pt)
+{
+	__u32 slot, read = 0;
+
+	pt->open_ns = bpf_ktime_get_ns();
+	if (!bpf_ksym_exists(bpf_perf_event_read_own))
+		return;
+	for (__u32 i = 0; i < PAUSE_MAX_VALUES && i < nr_values; i++) {
+		if (value_slot(pt, i, &slot) &&
+		    !bpf_perf_event_read_own(&counters, slot, &pt->start[i]))
+			read |= 1U << i;
+	}
+	pt->values_read = read;
+}
+
+/* @pt's outermost window ended: after its events were paused. */
+static void window_end(struct pause_thread *pt)
+{
+	__u64 now = bpf_ktime_get_ns(), end;
+	__u32 slot;
+
+	if (pt->open_ns && now > pt->open_ns)
+		stat_add(PAUSE_STAT_TIME, now - pt->open_ns);
+	pt->open_ns = 0;
+	if (!bpf_ksym_exists(bpf_perf_event_read_own))
+		return;
+	for (__u32 i = 0; i < PAUSE_MAX_VALUES && i < nr_values; i++) {
+		if (!(pt->values_read & (1U << i)) || !value_slot(pt, i, &slot) ||
+		    bpf_perf_event_read_own(&counters, slot, &end))
+			continue;
+		stat_add(PAUSE_STAT_VALUE + i, end - pt->start[i]);
+	}
+	pt->values_read = 0;
+}
+
 /*
  * Mark a window's boundary in perf.data: the open before the events are
  * resumed, the close after they are paused, so that the window's samples
@@ -477,6 +571,7 @@ static void close_unwound(void *ctx, struct task_struct *task, struct pause_thre
 		if (own) {
 			__sync_fetch_and_add(&st->unwound, 1);
 			mark_boundary(ctx, true, PAUSE_BOUNDARY_UNWOUND);
+			window_end(pt);
 		}
 	}
 }
@@ -548,6 +643,7 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 		}
 		__sync_fetch_and_add(&st->windows, 1);
 		mark_boundary(ctx, false, PAUSE_COOKIE_SPEC(cookie));
+		window_start(pt);
 	} else {
 		__u32 depth;
 		bool closed;
@@ -568,8 +664,10 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 	}
 	follow(task, pt);
 	/* Windows inherited from the parent are its: it marks their ends. */
-	if (pause && own)
+	if (pause && own) {
 		mark_boundary(ctx, true, PAUSE_COOKIE_SPEC(cookie));
+		window_end(pt);
+	}
 	return 0;
 }
 
@@ -664,6 +762,7 @@ static int drop_windows(void *ctx, __u32 reason)
 	if (depth_of(old) > inherited_of(old)) {
 		__sync_fetch_and_add(&st->dropped, depth_of(old) - inherited_of(old));
 		mark_boundary(ctx, true, reason);
+		window_end(pt);
 	}
 	return 0;
 }

@@ -16,6 +16,26 @@ struct pause_stats {
 };
 
 /*
+ * perf stat: the statistics of the windows that ended, per CPU:
+ * [PAUSE_STAT_TIME] their lengths in ns, [PAUSE_STAT_VALUE + i] what
+ * counted event i (of the first PAUSE_MAX_VALUES) counted in each, as
+ * bpf_perf_event_read_own() reads it at the open and the close in the
+ * thread that opened it.  The minimum is kept as its complement, so that
+ * both it and the maximum start at 0 and only grow.
+ */
+#define PAUSE_MAX_VALUES	16
+#define PAUSE_STAT_TIME		0
+#define PAUSE_STAT_VALUE	1
+#define PAUSE_NR_STATS		(PAUSE_STAT_VALUE + PAUSE_MAX_VALUES)
+
+struct pause_window_stat {
+	__u64 n;
+	__u64 sum;
+	__u64 not_min;		/* ~minimum */
+	__u64 max;
+};
+
+/*
  * A thread of the session, in task storage; set by perf for its threads.
  * depths: the windows it has open (low 32 bits) and, of those, the ones
  * open in its parent when it was created (high 32 bits), changed as one.
@@ -42,6 +62,11 @@ struct pause_thread {
 	 * uprobe programs, which do not nest, touch them.
 	 */
 	struct pause_frame frames[PAUSE_MAX_FRAMES];
+	/* Its outermost window: when it opened, and the counts then. */
+	__u64 open_ns;
+	__u32 values_read;	/* which start[] were read */
+	__u32 pad2;
+	__u64 start[PAUSE_MAX_VALUES];
 };
 
 /*
