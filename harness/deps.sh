@@ -17,6 +17,8 @@ pkgs=(
 	qemu-system-x86
 	# perf's documentation, the host-side fuzzer, checkpatch's spdxcheck
 	asciidoc-base xmlto man-db libclang-rt-19-dev python3-ply python3-git
+	# the window timeline's SVG, rendered in the perf record test
+	librsvg2-bin
 )
 
 missing=()

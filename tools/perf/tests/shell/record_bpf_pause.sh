@@ -86,10 +86,18 @@ count_faults() {
 }
 
 echo "--- --switch-on/--switch-off"
-perf record -q -o "${data}" -c 1 -e page-faults \
-  --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid -- ${work}
+perf record -o "${data}" -c 1 -e page-faults \
+  --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid -- ${work} \
+  2>"${full}"
 pw_in_range "--switch-on/--switch-off: page-fault samples" "$(count_faults)" \
   "${pf}" "${pf}" || err=1
+# The summary: the windows, and the time spent in them.
+if ! grep -q "^\[ perf record: 20 windows opened, 20 closed by --bpf-pause ]" "${full}" ||
+   ! grep -Eq "^\[ perf record: [0-9.]+ msec in the windows \([0-9.]+% of [0-9.]+ msec elapsed\), a window: mean" "${full}"; then
+  echo "FAIL: perf record's summary of the windows"
+  cat "${full}"
+  err=1
+fi
 
 # The windows' boundaries are in perf.data: one window-open and one
 # window-close sample per window, and every page-fault sample of a thread
@@ -114,6 +122,46 @@ if ! perf report -i "${data}" --stdio --switch-on=window-open --switch-off=windo
     2>&1 | grep -q 'page-faults'; then
   echo "FAIL: perf report --switch-on=window-open --switch-off=window-close"
   err=1
+fi
+# perf inject passes the boundaries on as they are.
+perf inject -i "${data}" -o "${full}"
+opens=$(perf script -i "${full}" -F event 2>/dev/null | grep -c '^ *window-open' || true)
+pw_in_range "perf inject: window-open samples" "${opens}" 20 20 || err=1
+inside=$(perf script -i "${full}" --switch-on=window-open --switch-off=window-close \
+  -F event 2>/dev/null | grep -c '^ *page-faults' || true)
+pw_in_range "perf inject, then --switch-on=window-open" "${inside}" "${pf}" "${pf}" || err=1
+
+# The timeline picture: a well-formed SVG with a band per window and a
+# tick per sample, none of them outside the bands.
+svg_script="$(dirname "$0")/../../scripts/python/pause-windows-svg.py"
+if command -v python3 >/dev/null && [ -f "${svg_script}" ]; then
+  echo "--- pause-windows-svg.py"
+  if ! python3 "${svg_script}" -i "${data}" -o "${full}" --perf "$(command -v perf)"; then
+    echo "FAIL: pause-windows-svg.py"
+    err=1
+  else
+    read -r bands ticks red <<<"$(python3 -c '
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+bands = root.findall(".//%srect[@class=\"window\"]" % ns)
+ticks = root.findall(".//%sline[@class=\"sample\"]" % ns)
+print(len(bands), len(ticks), sum(t.get("stroke") == "#d62728" for t in ticks))' "${full}")"
+    pw_in_range "SVG: window bands" "${bands}" 20 20 || err=1
+    pw_in_range "SVG: sample ticks" "${ticks}" "${pf}" "${pf}" || err=1
+    pw_in_range "SVG: ticks outside the bands" "${red}" 0 0 || err=1
+    # And an SVG renderer draws it (librsvg, as image viewers use).
+    if command -v rsvg-convert >/dev/null; then
+      if ! rsvg-convert -o "${syms}" "${full}" || ! head -c 8 "${syms}" | grep -q PNG; then
+        echo "FAIL: rsvg-convert cannot render the SVG"
+        err=1
+      fi
+    else
+      echo "note: no rsvg-convert: the SVG was parsed, not rendered"
+    fi
+  fi
+else
+  echo "note: no python3 or no scripts/python: pause-windows-svg.py not tested"
 fi
 
 # A trigger acts on its own group; per-task perf record opens it once per
