@@ -815,16 +815,26 @@ static void test_read_own(struct test_perf_event_pause *skel)
 			ASSERT_EQ(skel->bss->own_err, -EINVAL, "child: another task's event");
 		}
 
+		/*
+		 * The task's window, with a child faulting and exiting
+		 * inside it: the child's pages are in its own copy.
+		 */
 		skel->bss->own_err = 0;
 		skel->bss->nr_errors = 0;	/* the child's -EXDEV, not inherited */
 		skel->bss->target_pid = getpid();
 		window_open();
 		touch_fresh_pages(NR_PAGES);
+		child = vfork();	/* no copy-on-write faults in the task */
+		if (child == 0) {
+			touch_fresh_pages(NR_PAGES / 4);
+			_exit(0);
+		}
+		waitpid(child, &status, 0);
 		window_close();
 		ASSERT_EQ(skel->bss->own_err, 0, "task: read_own errors");
 		ASSERT_EQ(skel->bss->own_close - skel->bss->own_open, NR_PAGES,
 			  "task: its window's count, not the child's");
-		ASSERT_EQ(count(fd), NR_PAGES + (inherit ? NR_PAGES / 2 : 0),
+		ASSERT_EQ(count(fd), NR_PAGES + (inherit ? NR_PAGES / 2 + NR_PAGES / 4 : 0),
 			  "read(): the windows of the task and its children");
 		ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors");
 		skel->bss->read_own = false;

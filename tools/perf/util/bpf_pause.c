@@ -92,7 +92,7 @@ struct bpf_pause_session {
 	/* perf stat: the events whose counts per window are kept */
 	const char		*value_names[BPF_PAUSE_MAX_VALUES];
 	int			nr_values;
-	u64			stats_since;	/* CLOCK_MONOTONIC ns: install, or last reset */
+	u64			start_ns;	/* CLOCK_MONOTONIC: the first install */
 };
 
 static_assert(BPF_PAUSE_MAX_VALUES == PAUSE_MAX_VALUES, "one limit for perf and BPF");
@@ -885,7 +885,8 @@ static int fill_values(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		if (!evsel__is_gated(evsel) || !evsel->supported || !evsel->core.fd)
 			continue;
 		if (s->nr_values == max) {
-			pr_warning("--%s: counts per window are kept for the first %d events only\n",
+			if (!s->attached)
+				pr_warning("--%s: counts per window are kept for the first %d events only\n",
 				   option(bp), max);
 			break;
 		}
@@ -1039,6 +1040,10 @@ static int reset_session(struct pause_window_bpf *skel)
 	void *zero;
 	int err;
 
+	for (u32 i = 0; i < max; i++)
+		bpf_map_delete_elem(map_fd, &i);
+	map_fd = bpf_map__fd(skel->maps.counters);
+	max = bpf_map__max_entries(skel->maps.counters);
 	for (u32 i = 0; i < max; i++)
 		bpf_map_delete_elem(map_fd, &i);
 	/* The last run's threads: none of their descendants has a range now. */
@@ -1222,7 +1227,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		}
 	}
 	if (!s->attached)
-		s->stats_since = monotonic_ns();
+		s->start_ns = monotonic_ns();
 	s->attached = true;
 	if (s->uprobes && (bpf_pause_uprobes__scope(s->uprobes, pids, nr_pids) ||
 			   (target->pid && scope_new_threads(s->uprobes, pids, nr_pids)))) {
@@ -1290,7 +1295,7 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 	return 0;
 }
 
-int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w, bool reset)
+int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
 {
 	struct bpf_pause_session *s = bp->session;
 	int nr_cpus = libbpf_num_possible_cpus(), fd;
@@ -1305,7 +1310,7 @@ int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w, 
 		return -1;
 	fd = bpf_map__fd(s->skel->maps.window_stats);
 	w->nr_values = s->nr_values;
-	w->elapsed_ns = now - s->stats_since;
+	w->elapsed_ns = now - s->start_ns;
 	for (u32 key = 0; key < PAUSE_STAT_VALUE + (u32)s->nr_values; key++) {
 		struct bpf_pause_stat *out = key == PAUSE_STAT_TIME ? &w->time :
 					     &w->values[key - PAUSE_STAT_VALUE];
@@ -1322,15 +1327,9 @@ int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w, 
 			out->n += st[cpu].n;
 			out->sum += st[cpu].sum;
 		}
-		if (reset) {
-			memset(st, 0, nr_cpus * sizeof(*st));
-			bpf_map_update_elem(fd, &key, st, BPF_ANY);
-		}
 	}
 	for (int i = 0; i < s->nr_values; i++)
 		w->names[i] = s->value_names[i];
-	if (reset)
-		s->stats_since = now;
 	free(st);
 	return 0;
 }

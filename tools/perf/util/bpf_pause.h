@@ -132,11 +132,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
  * (BPF_PAUSE_OPEN: opened and not ended, now).
  */
 int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS]);
-/*
- * The windows that ended since the session started, or since the last
- * reset (@reset: start again from now).
- */
-int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w, bool reset);
+/* The windows that ended since the session started. */
+int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w);
 /* perf stat -r: a run ended (the next one starts, or the last is printed). */
 void bpf_pause__run_done(struct bpf_pause *bp);
 /* perf stat: the windows, after the counters, in perf stat's layout (bpf_pause_print.c) */

@@ -23,9 +23,11 @@
  *   -x, -j   bpf-pause-time-inside, bpf-pause-time-elapsed (msec), and
  *            bpf-pause-window-{mean,min,max,n}:{time,EVENT}
  *
- * With -I (and --forever) they are those of the windows that ended in
- * the interval (the statistics start again at each print); with -r those
- * of all the runs' windows.
+ * With -I (and --forever) the number of windows, their time and their
+ * means are those of the windows that ended in the interval, their
+ * minimum and maximum those of all the windows so far (the BPF program
+ * keeps running statistics, which are never reset under it); with -r
+ * they are those of all the runs' windows.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +59,7 @@ struct bpf_pause_report {
 	struct stats	runs[BPF_PAUSE__NR_COUNTS];
 	u64		interval_start[BPF_PAUSE__NR_COUNTS];
 	u64		errors_said;
+	struct bpf_pause_windows windows_start;	/* -I: at the last print */
 };
 
 static struct bpf_pause_report *report(struct bpf_pause *bp)
@@ -148,16 +151,33 @@ static void fprintf_stat(FILE *fp, const struct bpf_pause_print *pp, const char 
 		name ? ":" : "", name ?: "");
 }
 
+/* -I, --forever: the windows since the last print (min and max: all so far). */
+static void windows_since(struct bpf_pause_windows *w, struct bpf_pause_windows *start)
+{
+	struct bpf_pause_windows now = *w;
+
+	w->elapsed_ns -= start->elapsed_ns;
+	w->time.n -= start->time.n;
+	w->time.sum -= start->time.sum;
+	for (int i = 0; i < w->nr_values && i < start->nr_values; i++) {
+		w->values[i].n -= start->values[i].n;
+		w->values[i].sum -= start->values[i].sum;
+	}
+	*start = now;
+}
+
 static void fprintf_windows(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_print *pp,
 			    const char *ts)
 {
+	struct bpf_pause_report *r = report(bp);
 	struct bpf_pause_windows w;
 	const struct bpf_pause_stat *t = &w.time;
 	double inside, elapsed;
 
-	/* -I and --forever: the windows of each print; -r: of all runs. */
-	if (bpf_pause__windows(bp, &w, pp->delta))
+	if (!r || bpf_pause__windows(bp, &w))
 		return;
+	if (pp->delta)
+		windows_since(&w, &r->windows_start);
 	inside = t->sum / 1e6;
 	elapsed = w.elapsed_ns / 1e6;
 
@@ -281,7 +301,7 @@ void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
 		(unsigned long long)now[BPF_PAUSE_CLOSES]);
 	fprintf_anomalies(fp, val);
 	fprintf(fp, " ]\n");
-	if (!bpf_pause__windows(bp, &w, false) && w.time.n) {
+	if (!bpf_pause__windows(bp, &w) && w.time.n) {
 		fprintf(fp, "[ perf record: %.3f msec in the windows (%.1f%% of %.3f msec elapsed), a window: mean %.3f, min %.3f, max %.3f msec ]\n",
 			w.time.sum / 1e6, w.elapsed_ns ? 100.0 * w.time.sum / w.elapsed_ns : 0.0,
 			w.elapsed_ns / 1e6, w.time.sum / 1e6 / w.time.n, w.time.min / 1e6,

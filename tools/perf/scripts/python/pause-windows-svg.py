@@ -5,7 +5,10 @@ Draw the windows of a perf.data recorded with --bpf-pause, --switch-on or
 --switch-off as an SVG timeline: one row per thread, each window a band
 from its window-open to its window-close sample, and every other sample a
 tick in its thread's row, so that where the samples fall (inside the
-windows, and how densely) can be seen at a glance.
+windows, and how densely) can be seen at a glance.  A thread whose
+windows were all inherited open from the thread that created it has no
+boundaries of its own (the opener marks them): its samples are drawn
+grey.
 
   perf record --bpf-pause=... -- ./app
   pause-windows-svg.py -i perf.data -o windows.svg
@@ -16,6 +19,7 @@ browser: hovering over a window shows its length and its samples.
 """
 
 import argparse
+import bisect
 import html
 import re
 import subprocess
@@ -34,8 +38,7 @@ class Thread:
     def __init__(self, tid, comm):
         self.tid, self.comm = tid, comm
         self.windows = []       # [start, end or None]
-        self.samples = []       # times
-        self.depth = 0
+        self.samples = []       # times, in order
 
 
 def parse(lines):
@@ -61,11 +64,19 @@ def parse(lines):
 
 
 def inside(th, t):
-    return any(s <= t <= (e if e is not None else float("inf")) for s, e in th.windows)
+    """Whether @t is in one of @th's windows, which are in time order."""
+    i = bisect.bisect_right(th.windows, [t, float("inf")]) - 1
+    return i >= 0 and (th.windows[i][1] is None or t <= th.windows[i][1])
+
+
+def nr_between(times, start, stop):
+    return bisect.bisect_right(times, stop) - bisect.bisect_left(times, start)
 
 
 def svg(threads, first, last, title):
     span = max(last - first, 1e-9)
+    for th in threads.values():
+        th.samples.sort()
     rows = sorted(threads.values(), key=lambda th: (th.windows == [], th.tid))
     height = TOP + len(rows) * (ROW_H + ROW_GAP) + 40
 
@@ -80,7 +91,8 @@ def svg(threads, first, last, title):
            f'<text x="{LEFT}" y="20" font-size="14">{html.escape(title)}</text>',
            f'<text x="{LEFT}" y="38" fill="#555">'
            'bands: windows (window-open to window-close); ticks: samples, '
-           'dark inside a window, red outside</text>']
+           'dark inside a window, red outside, grey: a thread with no window '
+           'of its own</text>']
     for i, th in enumerate(rows):
         y = TOP + i * (ROW_H + ROW_GAP)
         label = html.escape(f"{th.comm} {th.tid}")
@@ -90,7 +102,7 @@ def svg(threads, first, last, title):
                    f'height="{ROW_H}" fill="#f4f4f4"/>')
         for start, end in th.windows:
             stop = end if end is not None else last
-            n = sum(1 for t in th.samples if start <= t <= stop)
+            n = nr_between(th.samples, start, stop)
             ms = (stop - start) * 1e3
             tip = f"window {ms:.3f} ms, {n} samples" + ("" if end is not None else ", not closed")
             w = max(x(stop) - x(start), 1.0)
@@ -98,7 +110,10 @@ def svg(threads, first, last, title):
                        f'height="{ROW_H}" fill="#9cc3e6" fill-opacity="0.8">'
                        f'<title>{tip}</title></rect>')
         for t in th.samples:
-            colour = "#1f3b57" if inside(th, t) else "#d62728"
+            if not th.windows:
+                colour = "#999999"
+            else:
+                colour = "#1f3b57" if inside(th, t) else "#d62728"
             out.append(f'<line class="sample" x1="{x(t):.2f}" x2="{x(t):.2f}" '
                        f'y1="{y + 3}" y2="{y + ROW_H - 3}" stroke="{colour}" stroke-width="1"/>')
         out.append('</g>')

@@ -123,6 +123,13 @@ if ! perf report -i "${data}" --stdio --switch-on=window-open --switch-off=windo
   echo "FAIL: perf report --switch-on=window-open --switch-off=window-close"
   err=1
 fi
+# The triggers, as given, are in the header: the window-open and
+# window-close raw data index them in the order given.
+if ! perf report -i "${data}" --header-only 2>/dev/null |
+    grep -q -e '--switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid'; then
+  echo "FAIL: perf report --header-only does not show the triggers"
+  err=1
+fi
 # perf inject passes the boundaries on as they are.
 perf inject -i "${data}" -o "${full}"
 opens=$(perf script -i "${full}" -F event 2>/dev/null | grep -c '^ *window-open' || true)

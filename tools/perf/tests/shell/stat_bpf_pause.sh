@@ -281,6 +281,18 @@ check_per_window "per window" "${rounds}"
 perf stat -r 2 -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
   perf test -w pause_window "${rounds}" 0 0 alternate
 check_per_window "per window, -r 2: the windows of both runs" $((2 * rounds))
+# Two threads of the workload on one CPU, one with its window open while
+# the other runs: their contexts are clones, which the kernel would swap
+# at each switch between them, handing the window's thread the other's
+# copy; once a window read it, its context stays with it.
+perf stat -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}" 0 0 threads
+for s in min max; do
+  pw_in_range "per window, a thread switching with its sibling: ${s}" \
+    "$(pw_value "${out}" "bpf-pause-window-${s}:page-faults")" "${PW_PAGES}" "${PW_PAGES}" || err=1
+done
+pw_in_range "per window, a thread switching with its sibling: windows measured" \
+  "$(pw_value "${out}" bpf-pause-window-n:page-faults)" "${rounds}" "${rounds}" || err=1
 # Each window in a new thread that exits inside it: read through the
 # thread's inherited copy, at its exit.
 perf stat -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \

@@ -407,31 +407,31 @@ static void stat_add(__u32 key, __u64 v)
 	__sync_fetch_and_add(&ws->n, 1);
 }
 
-/* The slot in counters of counted event @i of @pt's session thread. */
-static bool value_slot(struct pause_thread *pt, __u32 i, __u32 *slot)
+/* The first slot in counters of @pt's session thread's events. */
+static bool values_base(struct pause_thread *pt, __u32 *base)
 {
 	__u32 *range;
 
-	if (!pt->thread)
+	if (!pt->thread || !nr_values || !bpf_ksym_exists(bpf_perf_event_read_own))
 		return false;
 	range = bpf_map_lookup_elem(&thread_range, &pt->thread);
 	if (!range || !*range)
 		return false;
-	*slot = (*range - 1) * nr_values + i;
+	*base = (*range - 1) * nr_values;
 	return true;
 }
 
 /* @pt's outermost window opens: before its events are resumed. */
 static void window_start(struct pause_thread *pt)
 {
-	__u32 slot, read = 0;
+	__u32 base, read = 0;
 
 	pt->open_ns = bpf_ktime_get_ns();
-	if (!bpf_ksym_exists(bpf_perf_event_read_own))
+	pt->values_read = 0;
+	if (!values_base(pt, &base))
 		return;
 	for (__u32 i = 0; i < PAUSE_MAX_VALUES && i < nr_values; i++) {
-		if (value_slot(pt, i, &slot) &&
-		    !bpf_perf_event_read_own(&counters, slot, &pt->start[i]))
+		if (!bpf_perf_event_read_own(&counters, base + i, &pt->start[i]))
 			read |= 1U << i;
 	}
 	pt->values_read = read;
@@ -440,21 +440,22 @@ static void window_start(struct pause_thread *pt)
 /* @pt's outermost window ended: after its events were paused. */
 static void window_end(struct pause_thread *pt)
 {
-	__u64 now = bpf_ktime_get_ns(), end;
-	__u32 slot;
+	__u64 now = bpf_ktime_get_ns(), end = 0;
+	__u32 base, read = pt->values_read;
 
 	if (pt->open_ns && now > pt->open_ns)
 		stat_add(PAUSE_STAT_TIME, now - pt->open_ns);
 	pt->open_ns = 0;
-	if (!bpf_ksym_exists(bpf_perf_event_read_own))
+	pt->values_read = 0;
+	if (!read || !values_base(pt, &base))
 		return;
 	for (__u32 i = 0; i < PAUSE_MAX_VALUES && i < nr_values; i++) {
-		if (!(pt->values_read & (1U << i)) || !value_slot(pt, i, &slot) ||
-		    bpf_perf_event_read_own(&counters, slot, &end))
+		/* A count never goes back: an end below the start is another instance's. */
+		if (!(read & (1U << i)) ||
+		    bpf_perf_event_read_own(&counters, base + i, &end) || end < pt->start[i])
 			continue;
 		stat_add(PAUSE_STAT_VALUE + i, end - pt->start[i]);
 	}
-	pt->values_read = 0;
 }
 
 /*
