@@ -790,7 +790,8 @@ static void test_read_own(struct test_perf_event_pause *skel)
 			goto out;
 		if (!ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0"))
 			goto out;
-		skel->bss->own_open = skel->bss->own_close = ~0ULL;
+		skel->bss->own_open = ~0ULL;
+		skel->bss->own_close = ~0ULL;
 		skel->bss->own_err = 0;
 		skel->bss->read_own = true;
 

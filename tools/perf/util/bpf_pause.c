@@ -887,7 +887,7 @@ static int fill_values(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		if (s->nr_values == max) {
 			if (!s->attached)
 				pr_warning("--%s: counts per window are kept for the first %d events only\n",
-				   option(bp), max);
+					   option(bp), max);
 			break;
 		}
 		for (int t = 0; t < nr_threads; t++) {
@@ -1116,8 +1116,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	bpf_map__set_max_entries(skel->maps.cpu_range, max_cpu >= 0 ? max_cpu + 1 : 1);
 	bpf_map__set_max_entries(skel->maps.window_opens, max_cpu >= 0 ? max_cpu + 1 : 1);
 	bpf_map__set_max_entries(skel->maps.window_closes, max_cpu >= 0 ? max_cpu + 1 : 1);
-	bpf_map__set_max_entries(skel->maps.counters,
-				 (max_values(bp, evlist, target) ?: 1) * (nr_threads > 0 ? nr_threads : 1));
+	bpf_map__set_max_entries(skel->maps.counters, (max_values(bp, evlist, target) ?: 1) *
+						      (nr_threads > 0 ? nr_threads : 1));
 	skel->rodata->record_boundaries = bp->boundaries;
 	skel->rodata->per_cpu_ranges = per_cpu;
 	skel->rodata->filter_threads = !per_cpu || bp->workload_only;

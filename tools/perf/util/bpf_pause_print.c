@@ -205,9 +205,10 @@ static void fprintf_windows(struct bpf_pause *bp, FILE *fp, const struct bpf_pau
 
 	if (!t->n)
 		return;
-	fprintf(fp, "%s%19.2f msec in %llu windows (%.1f%% of %.2f msec elapsed), a window: mean %.3f, min %.3f, max %.3f msec\n",
-		ts, inside, (unsigned long long)t->n, elapsed ? 100.0 * inside / elapsed : 0.0,
-		elapsed, inside / t->n, t->min / 1e6, t->max / 1e6);
+	fprintf(fp, "%s%19.2f msec in %llu windows (%.1f%% of %.2f msec elapsed)", ts, inside,
+		(unsigned long long)t->n, elapsed ? 100.0 * inside / elapsed : 0.0, elapsed);
+	fprintf(fp, ", a window: mean %.3f, min %.3f, max %.3f msec\n", inside / t->n,
+		t->min / 1e6, t->max / 1e6);
 	for (int i = 0; i < w.nr_values; i++) {
 		const struct bpf_pause_stat *v = &w.values[i];
 
@@ -302,9 +303,10 @@ void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
 	fprintf_anomalies(fp, val);
 	fprintf(fp, " ]\n");
 	if (!bpf_pause__windows(bp, &w) && w.time.n) {
-		fprintf(fp, "[ perf record: %.3f msec in the windows (%.1f%% of %.3f msec elapsed), a window: mean %.3f, min %.3f, max %.3f msec ]\n",
+		fprintf(fp, "[ perf record: %.3f msec in the windows (%.1f%% of %.3f msec elapsed)",
 			w.time.sum / 1e6, w.elapsed_ns ? 100.0 * w.time.sum / w.elapsed_ns : 0.0,
-			w.elapsed_ns / 1e6, w.time.sum / 1e6 / w.time.n, w.time.min / 1e6,
-			w.time.max / 1e6);
+			w.elapsed_ns / 1e6);
+		fprintf(fp, ", a window: mean %.3f, min %.3f, max %.3f msec ]\n",
+			w.time.sum / 1e6 / w.time.n, w.time.min / 1e6, w.time.max / 1e6);
 	}
 }

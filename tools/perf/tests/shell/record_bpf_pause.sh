@@ -73,7 +73,8 @@ size=$(stat -c %s "${data}")
 size_full=$(stat -c %s "${full}")
 n=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *cpu-clock' || true)
 n_full=$(perf script -i "${full}" -F event 2>/dev/null | grep -c '^ *cpu-clock' || true)
-echo "perf.data: ${size} bytes, ${n} samples with windows; ${size_full} bytes, ${n_full} samples without"
+echo "perf.data with windows: ${size} bytes, ${n} samples;" \
+  "without: ${size_full} bytes, ${n_full} samples"
 if [ $((n * 3)) -gt "${n_full}" ] || [ "${size}" -ge "${size_full}" ]; then
   echo "FAIL: windows did not cut the samples below a third, or did not shrink perf.data"
   err=1
@@ -97,8 +98,9 @@ perf record -o "${data}" -c 1 -e page-faults \
 pw_in_range "--switch-on/--switch-off: page-fault samples" "$(count_faults)" \
   "${pf}" "${pf}" || err=1
 # The summary: the windows, and the time spent in them.
+time_re='^\[ perf record: [0-9.]+ msec in the windows \([0-9.]+% of [0-9.]+ msec elapsed\)'
 if ! grep -q "^\[ perf record: 20 windows opened, 20 closed by --bpf-pause ]" "${full}" ||
-   ! grep -Eq "^\[ perf record: [0-9.]+ msec in the windows \([0-9.]+% of [0-9.]+ msec elapsed\), a window: mean" "${full}"; then
+   ! grep -Eq "${time_re}, a window: mean" "${full}"; then
   echo "FAIL: perf record's summary of the windows"
   cat "${full}"
   err=1

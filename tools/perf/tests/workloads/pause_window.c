@@ -86,7 +86,11 @@ struct pw_round {
  * PAUSE_WINDOW_PAGES.
  */
 #define PAUSE_WINDOW_MAP_PAGES	(3 * PAUSE_WINDOW_PAGES)
-#define outside_mem(r)		((r)->mem + 2 * PAUSE_WINDOW_PAGES * (r)->page)
+
+static char *outside_mem(struct pw_round *r)
+{
+	return r->mem + 2 * PAUSE_WINDOW_PAGES * r->page;
+}
 
 /* A macro too: the window's code stays in pause_window_inside(). */
 #define touch(mem, page, from, to)				\
