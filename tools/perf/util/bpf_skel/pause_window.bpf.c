@@ -421,41 +421,66 @@ static bool values_base(struct pause_thread *pt, __u32 *base)
 	return true;
 }
 
+/*
+ * One counted event at a window's open (start) or end: in a bpf_loop()
+ * callback, verified once, not once per event and call site.
+ */
+struct values_loop {
+	struct pause_thread	*pt;
+	__u32			base;
+	__u32			read;
+	bool			end;
+};
+
+static long value_at(__u64 i, void *data)
+{
+	struct values_loop *l = data;
+	struct pause_thread *pt = l->pt;
+	__u32 k = i & (PAUSE_MAX_VALUES - 1);
+	__u64 v = 0;
+
+	if (i >= PAUSE_MAX_VALUES)
+		return 1;
+	if (!l->end) {
+		if (!bpf_perf_event_read_own(&counters, l->base + k, &v)) {
+			pt->start[k] = v;
+			l->read |= 1U << k;
+		}
+		return 0;
+	}
+	/* A count never goes back: an end below the start is another instance's. */
+	if ((l->read & (1U << k)) && !bpf_perf_event_read_own(&counters, l->base + k, &v) &&
+	    v >= pt->start[k])
+		stat_add(PAUSE_STAT_VALUE + k, v - pt->start[k]);
+	return 0;
+}
+
 /* @pt's outermost window opens: before its events are resumed. */
 static void window_start(struct pause_thread *pt)
 {
-	__u32 base, read = 0;
+	struct values_loop l = { .pt = pt };
 
 	pt->open_ns = bpf_ktime_get_ns();
 	pt->values_read = 0;
-	if (!values_base(pt, &base))
+	if (!values_base(pt, &l.base))
 		return;
-	for (__u32 i = 0; i < PAUSE_MAX_VALUES && i < nr_values; i++) {
-		if (!bpf_perf_event_read_own(&counters, base + i, &pt->start[i]))
-			read |= 1U << i;
-	}
-	pt->values_read = read;
+	bpf_loop(nr_values < PAUSE_MAX_VALUES ? nr_values : PAUSE_MAX_VALUES, value_at, &l, 0);
+	pt->values_read = l.read;
 }
 
 /* @pt's outermost window ended: after its events were paused. */
 static void window_end(struct pause_thread *pt)
 {
-	__u64 now = bpf_ktime_get_ns(), end = 0;
-	__u32 base, read = pt->values_read;
+	struct values_loop l = { .pt = pt, .read = pt->values_read, .end = true };
+	__u64 now = bpf_ktime_get_ns();
 
 	if (pt->open_ns && now > pt->open_ns)
 		stat_add(PAUSE_STAT_TIME, now - pt->open_ns);
 	pt->open_ns = 0;
 	pt->values_read = 0;
-	if (!read || !values_base(pt, &base))
+	if (!l.read || !values_base(pt, &l.base))
 		return;
-	for (__u32 i = 0; i < PAUSE_MAX_VALUES && i < nr_values; i++) {
-		/* A count never goes back: an end below the start is another instance's. */
-		if (!(read & (1U << i)) ||
-		    bpf_perf_event_read_own(&counters, base + i, &end) || end < pt->start[i])
-			continue;
-		stat_add(PAUSE_STAT_VALUE + i, end - pt->start[i]);
-	}
+	bpf_loop(nr_values < PAUSE_MAX_VALUES ? nr_values : PAUSE_MAX_VALUES, value_at, &l, 0);
 }
 
 /*
