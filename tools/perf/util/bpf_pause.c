@@ -791,6 +791,24 @@ static bool has_uprobes(const struct bpf_pause *bp)
 	return false;
 }
 
+/*
+ * Which of the two trigger programs the specs attach: tracepoints take
+ * pause_tracepoint, everything else (probe events among them) pause_probe.
+ * The other one is not loaded: verifying it is most of perf's start-up.
+ */
+static bool needs_trigger_program(const struct bpf_pause *bp, bool tracepoint)
+{
+	for (int i = 0; i < bp->specs.nr; i++) {
+		const struct bpf_pause_spec *spec = &bp->specs.specs[i];
+		bool tp = spec->probe == BPF_PAUSE_PROBE__TRACEPOINT &&
+			  !trace_event_is_probe(spec->category, spec->name);
+
+		if (tp == tracepoint)
+			return true;
+	}
+	return false;
+}
+
 static void report_map_error(struct evsel *evsel, const struct bpf_pause *bp)
 {
 	const char *opt = option(bp);
@@ -1125,6 +1143,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	set_perf_pid(skel);
 	/* Context switches are followed in CPU-bound sessions only. */
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
+	bpf_program__set_autoload(skel->progs.pause_tracepoint, needs_trigger_program(bp, true));
+	bpf_program__set_autoload(skel->progs.pause_probe, needs_trigger_program(bp, false));
 
 	if (pause_window_bpf__load(skel)) {
 		if (errno == EPERM || errno == EACCES)
@@ -1248,7 +1268,8 @@ static u64 prog_misses(struct bpf_program *prog)
 	struct bpf_prog_info info = {};
 	u32 len = sizeof(info);
 
-	if (bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
+	if (!bpf_program__autoload(prog) ||
+	    bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 		return 0;
 	return info.recursion_misses;
 }

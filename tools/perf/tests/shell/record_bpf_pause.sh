@@ -63,6 +63,14 @@ if ! perf report -i "${data}" --stdio 2>/dev/null | grep -q 'pause_window_inside
   echo "FAIL: perf report does not show pause_window_inside"
   err=1
 fi
+# perf report --header shows the windows as the user gave them: the
+# command line is in perf.data.
+if ! perf report -i "${data}" --header-only 2>/dev/null | grep '^# cmdline : ' |
+    grep -qF -- "record -q -o ${data} -c 100000 -e cpu-clock/action=start-paused/u --bpf-pause=${pw_uprobes} -- "; then
+  echo "FAIL: perf report --header does not show the command line with --bpf-pause"
+  perf report -i "${data}" --header-only 2>&1 | grep cmdline
+  err=1
+fi
 
 echo "--- same workload without windows"
 perf record -q -o "${full}" -c 100000 -e cpu-clock:u -- ${work}
