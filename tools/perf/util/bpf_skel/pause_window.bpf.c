@@ -466,19 +466,23 @@ static void window_start(struct pause_thread *pt)
 		return;
 	bpf_loop(nr_values < PAUSE_MAX_VALUES ? nr_values : PAUSE_MAX_VALUES, value_at, &l, 0);
 	pt->values_read = l.read;
+	pt->values_base = l.base;
 }
 
 /* @pt's outermost window ended: after its events were paused. */
 static void window_end(struct pause_thread *pt)
 {
-	struct values_loop l = { .pt = pt, .read = pt->values_read, .end = true };
+	struct values_loop l = {
+		.pt = pt, .base = pt->values_base, .read = pt->values_read, .end = true,
+	};
 	__u64 now = bpf_ktime_get_ns();
 
 	if (pt->open_ns && now > pt->open_ns)
 		stat_add(PAUSE_STAT_TIME, now - pt->open_ns);
 	pt->open_ns = 0;
 	pt->values_read = 0;
-	if (!l.read || !values_base(pt, &l.base))
+	/* The slots the open read, whatever thread_range says by now. */
+	if (!l.read)
 		return;
 	bpf_loop(nr_values < PAUSE_MAX_VALUES ? nr_values : PAUSE_MAX_VALUES, value_at, &l, 0);
 }

@@ -65,7 +65,7 @@ struct pause_thread {
 	/* Its outermost window: when it opened, and the counts then. */
 	__u64 open_ns;
 	__u32 values_read;	/* which start[] were read */
-	__u32 pad2;
+	__u32 values_base;	/* from which slot of counters */
 	__u64 start[PAUSE_MAX_VALUES];
 };
 
