@@ -1268,7 +1268,8 @@ static u64 prog_misses(struct bpf_program *prog)
 	struct bpf_prog_info info = {};
 	u32 len = sizeof(info);
 
-	if (!bpf_program__autoload(prog) ||
+	/* A program not loaded (its kind of trigger is not used) missed none. */
+	if (bpf_program__fd(prog) < 0 ||
 	    bpf_prog_get_info_by_fd(bpf_program__fd(prog), &info, &len))
 		return 0;
 	return info.recursion_misses;

@@ -482,7 +482,7 @@ static void window_end(struct pause_thread *pt)
 	pt->open_ns = 0;
 	pt->values_read = 0;
 	/* The slots the open read, whatever thread_range says by now. */
-	if (!l.read)
+	if (!l.read || !bpf_ksym_exists(bpf_perf_event_read_own))
 		return;
 	bpf_loop(nr_values < PAUSE_MAX_VALUES ? nr_values : PAUSE_MAX_VALUES, value_at, &l, 0);
 }
