@@ -1033,7 +1033,15 @@ static bool all_start_paused(struct evlist *evlist)
 	return true;
 }
 
-/* perf's own pid, as its pid namespace numbers it: it opens no window. */
+/* The initial pid namespace's inode number (include/linux/proc_ns.h). */
+#define PROC_PID_INIT_INO	0xEFFFFFFCU
+
+/*
+ * perf's own pid, as its pid namespace numbers it: it opens no window.
+ * In the initial namespace, as the kernel numbers it: the program then
+ * compares it with bpf_get_current_pid_tgid(), at every trigger, instead
+ * of translating the current pid into perf's namespace.
+ */
 static void set_perf_pid(struct pause_window_bpf *s)
 {
 	struct stat st;
@@ -1043,6 +1051,7 @@ static void set_perf_pid(struct pause_window_bpf *s)
 	s->rodata->perf_tgid = getpid();
 	s->rodata->perf_ns_dev = st.st_dev;
 	s->rodata->perf_ns_ino = st.st_ino;
+	s->rodata->perf_init_ns = st.st_ino == PROC_PID_INIT_INO;
 }
 
 /*

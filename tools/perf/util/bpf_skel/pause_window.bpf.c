@@ -164,6 +164,7 @@ const volatile bool start_paused;	/* every windowed event starts paused */
 const volatile __u32 perf_tgid;		/* perf itself, in its pid namespace: */
 const volatile __u64 perf_ns_dev;	/* never opens windows */
 const volatile __u64 perf_ns_ino;
+const volatile bool perf_init_ns;	/* perf_tgid is the kernel's own number */
 
 /*
  * Set once the events are open (how many groups there are, and whether
@@ -266,15 +267,31 @@ static struct pause_thread *thread_of(struct task_struct *task, bool create)
  * again if a nested program changed the depth meanwhile.  Only programs
  * running on the thread's behalf (its probes, its exit) get here.
  */
-static void thread_follow(struct pause_thread *pt)
+/*
+ * @pt's range in events (and counters), 1-based: 0 while its session
+ * thread's events are not opened.  Looked up once: a range does not
+ * change once set.  (perf stat -r deletes the last run's ranges; a
+ * descendant of that run still about keeps its own, but the kernel
+ * refuses it the next run's events, which are another task's.)
+ */
+static __u32 range_of(struct pause_thread *pt)
 {
 	__u32 *range;
+
+	if (pt->range || !pt->thread)
+		return pt->range;
+	range = bpf_map_lookup_elem(&thread_range, &pt->thread);
+	if (range)
+		pt->range = *range;
+	return pt->range;
+}
+
+static void thread_follow(struct pause_thread *pt)
+{
+	__u32 range = range_of(pt);
 	__u8 want;
 
-	if (!pt->thread)
-		return;
-	range = bpf_map_lookup_elem(&thread_range, &pt->thread);
-	if (!range || !*range)
+	if (!range)
 		return;		/* its session thread's events were not opened */
 	if (READ_ONCE(pt->busy)) {
 		WRITE_ONCE(pt->dirty, 1);
@@ -286,7 +303,7 @@ static void thread_follow(struct pause_thread *pt)
 		want = is_open(pt) ? STATE_RUNNING : STATE_PAUSED;
 		if (pt->applied != want) {
 			pt->applied = want;
-			if (!pause_slots((*range - 1) * slots_per_range, slots_per_window,
+			if (!pause_slots((range - 1) * slots_per_range, slots_per_window,
 					 want == STATE_PAUSED))
 				pt->applied = STATE_UNKNOWN;
 		}
@@ -349,6 +366,8 @@ static bool is_perf(void)
 {
 	struct bpf_pidns_info ns;
 
+	if (perf_init_ns)
+		return (bpf_get_current_pid_tgid() >> 32) == perf_tgid;
 	return perf_tgid && perf_ns_ino &&
 	       !bpf_get_ns_current_pid_tgid(perf_ns_dev, perf_ns_ino, &ns, sizeof(ns)) &&
 	       ns.tgid == perf_tgid;
@@ -410,14 +429,14 @@ static void stat_add(__u32 key, __u64 v)
 /* The first slot in counters of @pt's session thread's events. */
 static bool values_base(struct pause_thread *pt, __u32 *base)
 {
-	__u32 *range;
+	__u32 range;
 
-	if (!pt->thread || !nr_values || !bpf_ksym_exists(bpf_perf_event_read_own))
+	if (!nr_values || !bpf_ksym_exists(bpf_perf_event_read_own))
 		return false;
-	range = bpf_map_lookup_elem(&thread_range, &pt->thread);
-	if (!range || !*range)
+	range = range_of(pt);
+	if (!range)
 		return false;
-	*base = (*range - 1) * nr_values;
+	*base = (range - 1) * nr_values;
 	return true;
 }
 
@@ -764,6 +783,7 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 	}
 	depth = depth_of(READ_ONCE(pt->depths));
 	ct->thread = pt->thread;
+	ct->range = pt->range;
 	ct->depths = ((__u64)depth << 32) | depth;
 	/* A forked child returns through its parent's frames; a thread has a stack of its own. */
 	if (child->mm != parent->mm) {

@@ -66,6 +66,8 @@ struct pause_thread {
 	__u64 open_ns;
 	__u32 values_read;	/* which start[] were read */
 	__u32 values_base;	/* from which slot of counters */
+	__u32 range;		/* per-task: its thread_range, once looked up */
+	__u32 pad3;
 	__u64 start[PAUSE_MAX_VALUES];
 };
 
