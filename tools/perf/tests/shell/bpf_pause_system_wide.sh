@@ -45,10 +45,12 @@ pw_in_range "--bpf-pause-workload: windows" "$(pw_windows "${out}")" \
 pw_in_range "--bpf-pause-workload: page-faults" "$(pw_value "${out}" page-faults)" \
   $((rounds * PW_PAGES)) $((rounds * PW_PAGES + 1)) || err=1
 
-# Without it, the other process's windows are counted as well (one
-# round takes under a second: more than a few of them during the run).
+# Without it, the other process's windows are counted as well: one round
+# takes under a second, and the session lasts two seconds more than the
+# workload's rounds (which alone may take less than one of its rounds).
 perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
-  --bpf-pause="${pw_uprobes}" -- perf test -w pause_window "${rounds}"
+  --bpf-pause="${pw_uprobes}" -- \
+  sh -c "perf test -w pause_window ${rounds} && sleep 2"
 windows=$(pw_windows "${out}")
 pw_in_range "-a, any thread: windows" "${windows}" $((rounds + 1)) 1000000 || err=1
 # perf reads the window counts after the counters: the other process may
