@@ -65,8 +65,10 @@ if ! perf report -i "${data}" --stdio 2>/dev/null | grep -q 'pause_window_inside
 fi
 # perf report --header shows the windows as the user gave them: the
 # command line is in perf.data.
+want="record -q -o ${data} -c 100000 -e cpu-clock/action=start-paused/u"
+want="${want} --bpf-pause=${pw_uprobes} -- "
 if ! perf report -i "${data}" --header-only 2>/dev/null | grep '^# cmdline : ' |
-    grep -qF -- "record -q -o ${data} -c 100000 -e cpu-clock/action=start-paused/u --bpf-pause=${pw_uprobes} -- "; then
+    grep -qF -- "${want}"; then
   echo "FAIL: perf report --header does not show the command line with --bpf-pause"
   perf report -i "${data}" --header-only 2>&1 | grep cmdline
   err=1
