@@ -75,6 +75,22 @@ for cmd in record stat; do
   expect_error "bad action 'bogus'" ${cmd} -e task-clock/action=bogus/
   expect_error "needs an event before it to act on" \
     ${cmd} -e syscalls:sys_enter_getppid/action=resume/
+  # Terms on a whole {group}: only those that apply to any event.
+  expect_error "'name' cannot apply to a whole group: it picks or names one event" \
+    ${cmd} -e '{page-faults,minor-faults}/name=x/'
+  expect_error "'action' cannot apply to a whole group: a trigger acts on a group" \
+    ${cmd} -e '{page-faults,minor-faults}/action=pause/'
+  expect_error "'action' cannot apply to a whole group: a group takes action=start-paused only" \
+    ${cmd} -e '{page-faults,minor-faults}/action=bogus/'
+  # The review thread's group on a machine without hardware counters:
+  # refused, naming the event and what can take windows instead.
+  if [ ! -e /sys/bus/event_source/devices/cpu ]; then
+    expect_error ": no PMU of this machine has this event" \
+      ${cmd} -e '{cycles,instructions}/action=start-paused/k' \
+      -e syscalls:sys_exit_getppid/action=resume/
+  else
+    echo "a CPU PMU: the message for a missing hardware event is not tested"
+  fi
 done
 
 # A function name that two objects of perf each define (static): which one?
@@ -94,6 +110,11 @@ for pmu in msr pause_test_hw; do
   [ ${pmu} = msr ] || ev=${pmu}/config=0,action=start-paused/
   expect_error "the ${pmu} PMU cannot pause its events" stat -e "${ev}"
 done
+# ... also as the member of a group given action=start-paused.
+if [ -d /sys/bus/event_source/devices/pause_test_hw ]; then
+  expect_error "the pause_test_hw PMU cannot pause its events" \
+    stat -e '{pause_test_hw/config=0/,page-faults}/action=start-paused/'
+fi
 
 # perf check pause: what the kernel can pause, asked of it.
 echo "--- perf check pause"

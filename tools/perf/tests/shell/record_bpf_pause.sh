@@ -192,6 +192,19 @@ for opt in "" "--per-thread"; do
     "${pf}" "${pf}" || err=1
 done
 
+# Terms on a whole group, the review thread's command line with software
+# events: both members start paused, sample every fault (period=1 on the
+# group) in user space only, and the triggers after the group open and
+# close its windows.
+echo "--- {group}/action=start-paused,period=1/u, trigger events"
+perf record -q -o "${data}" -e '{page-faults,minor-faults}/action=start-paused,period=1/u' \
+  -e syscalls:sys_exit_getppid/action=resume/ -e syscalls:sys_enter_getpgid/action=pause/ \
+  -- ${work}
+pw_in_range "group terms: page-fault samples" "$(count_faults)" "${pf}" "${pf}" || err=1
+pw_in_range "group terms: minor-fault samples" \
+  "$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *minor-faults' || true)" \
+  "${pf}" "${pf}" || err=1
+
 # -c and -F set every event's period: not the triggers', which act on
 # every hit unless given one.
 for opt in "-c 1000" "-F 99"; do

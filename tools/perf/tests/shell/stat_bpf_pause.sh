@@ -183,6 +183,17 @@ check "action= trigger events" 0 no \
 pw_in_range "action= triggers: resumes" "$(pw_value "${out}" syscalls:sys_exit_getppid)" \
   "${rounds}" "${rounds}" || err=1
 
+# Terms on a whole group, the review thread's command line with software
+# events: {...}/action=start-paused/u makes both members one window target
+# (with the u modifier), which the trigger events after it open and close.
+echo "--- {group}/action=start-paused/u, trigger events"
+perf stat -x, -o "${out}" -e '{page-faults,minor-faults}/action=start-paused/u' \
+  -e syscalls:sys_exit_getppid/action=resume/ -e syscalls:sys_enter_getpgid/action=pause/ -- \
+  perf test -w pause_window "${rounds}"
+for ev in page-faults minor-faults; do
+  pw_in_range "group terms: ${ev}" "$(pw_value "${out}" "${ev}")" "${pf}" "${pf}" || err=1
+done
+
 # Time inside windows (PERF_FORMAT_TIME_PAUSED, the pause-time-inside
 # line): task-clock counts exactly that time, so the two must agree, read
 # as a group (with trigger events) and one by one (--bpf-pause).
