@@ -17,7 +17,7 @@ mkdir -p "$out/corpus"
 cflags=(-std=gnu11 -D_GNU_SOURCE -g -O2 -Wall -Wextra -Wno-missing-field-initializers -Werror -I"$src"
 	-fsanitize=address,undefined -fno-sanitize-recover=all)
 gcc -I"$here/bpf-pause-spec/shim" "${cflags[@]}" -o "$out/spec_test" \
-	"$repo/tools/perf/tests/bpf_pause_spec.c" "$src/bpf_pause_spec.c"
+	"$repo/tools/perf/tests/bpf_pause_spec.c" "$src/bpf_pause_spec.c" "$src/bpf_pause_pred.c"
 "$out/spec_test"
 
 clang=$(command -v clang-19 || true)
@@ -26,7 +26,7 @@ if [ -z "$clang" ]; then
 	exit 1
 fi
 "$clang" "${cflags[@]}" -fsanitize=fuzzer -o "$out/spec_fuzz" \
-	"$here/bpf-pause-spec/spec_fuzz.c" "$src/bpf_pause_spec.c"
+	"$here/bpf-pause-spec/spec_fuzz.c" "$src/bpf_pause_spec.c" "$src/bpf_pause_pred.c"
 cp -n "$here"/bpf-pause-spec/corpus/* "$out/corpus/" 2>/dev/null || true
 echo "fuzzing the spec parser for ${secs}s"
 "$out/spec_fuzz" -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 \

@@ -13,6 +13,7 @@
 
 #include <linux/kernel.h>
 
+#include "bpf_pause_pred.h"
 #include "bpf_pause_spec.h"
 #include "debug.h"
 #include "tests.h"
@@ -45,6 +46,10 @@ static const struct good good[] = {
 	{ "sdt:r:python3:python:gc__start", 1, BPF_PAUSE_PROBE__SDT, false, "python3", "python" },
 	{ "usdt:p:libstdc++.so.6:libstdcxx:throw",
 	  1, BPF_PAUSE_PROBE__SDT, true, "libstdc++.so.6", "libstdcxx" },
+	{ "kprobe:r:vfs_read{arg3 > 1048576},kretprobe:p:vfs_read",
+	  2, BPF_PAUSE_PROBE__KPROBE, false, "vfs_read", NULL },
+	{ "tp:r:a:b,tp:p:a:c{comm == \"x,y\" || comm == z}",
+	  2, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
 };
 
 /* FUNC+OFFSET: the offset, apart from the symbol (the good[] checks). */
@@ -100,6 +105,9 @@ static const struct bad bad[] = {
 	{ "kretprobe:p:f+4", { "a return probe takes no +OFFSET" } },
 	{ "uretprobe:p:/bin/x:f+0x4", { "a return probe takes no +OFFSET" } },
 	{ "uprobe:p:/bin/x:f+1+2", { "bad offset '1+2'" } },
+	{ "tp:r:a:b{ret == 1", { "'{' without '}'" } },
+	{ "tp:r:a:b}", { "'}' without '{'" } },
+	{ "tp:r:a:b{ret == 1}x", { "'{' without '}' ending the spec" } },
 };
 
 struct sw {
@@ -315,6 +323,171 @@ static void test_frame(void)
 	}
 }
 
+/* SPEC{...}: a tracepoint with fields ret (s64 at 16) and flags (u32 at 24). */
+static int fake_field(void *arg __maybe_unused, const char *name, unsigned int *offset,
+		      unsigned int *size, bool *is_signed)
+{
+	if (!strcmp(name, "ret") || !strcmp(name, "pid")) {
+		*offset = 16;
+		*size = 8;
+		*is_signed = true;
+		return 0;
+	}
+	if (!strcmp(name, "flags")) {
+		*offset = 24;
+		*size = 4;
+		*is_signed = false;
+		return 0;
+	}
+	if (!strcmp(name, "filename")) {
+		*offset = 32;
+		*size = 16;	/* an array: not comparable */
+		*is_signed = false;
+		return 0;
+	}
+	return -1;
+}
+
+static int fake_cgroup_id(void *arg __maybe_unused, const char *path, __u64 *id)
+{
+	if (strcmp(path, "/") && strcmp(path, "/system.slice"))
+		return -1;
+	*id = path[1] ? 42 : 1;
+	return 0;
+}
+
+/* Registers: argument N at 8 * N, the return value at 80. */
+static int fake_reg_offset(int argno, unsigned int *offset)
+{
+	*offset = argno < 0 ? 80 : 8 * argno;
+	return 0;
+}
+
+static const struct bpf_pause_pred_env fake_env = {
+	.field = fake_field, .reg_offset = fake_reg_offset, .cgroup_id = fake_cgroup_id,
+};
+
+/* Compile the one spec of @str: 0, or -1 with @err. */
+static int compile(const char *str, struct pause_pred *pred, char *err, size_t errlen)
+{
+	struct bpf_pause_specs specs = { 0 };
+	int ret;
+
+	if (bpf_pause_specs__parse(&specs, str, err, errlen))
+		return -1;
+	ret = specs.nr == 1 ? bpf_pause_pred__compile(pred, &specs.specs[0], &fake_env,
+						       err, errlen) : -1;
+	bpf_pause_specs__exit(&specs);
+	return ret;
+}
+
+static void test_preds(void)
+{
+	static const struct {
+		const char *str;
+		int nr, every;
+		unsigned long long max, timeout;
+		const char *kinds;	/* C(mp) A(nd) O(r) N(ot), in order */
+	} good_preds[] = {
+		{ "kprobe:r:vfs_read{arg3 > 1048576}", 1, 0, 0, 0, "C" },
+		{ "kretprobe:r:vfs_read{retval < 0 || retval >= 0x100000}", 3, 0, 0, 0, "CCO" },
+		{ "tp:r:a:b{ret == -1 && flags & 0x800}", 3, 0, 0, 0, "CCA" },
+		{ "tp:r:a:b{!(ret == 1) && (comm == \"dd\" || comm != 'a,b')}", 6, 0, 0, 0,
+		  "CNCCOA" },
+		{ "uprobe:r:/bin/x:f{arg1 == 2; every=3; max=5; timeout=2ms}", 1, 3, 5, 2000000,
+		  "C" },
+		{ "tp:r:a:b{every=100}", 0, 100, 0, 0, "" },
+		{ "tp:r:a:b{hit > 100 && hit <= 200}", 3, 0, 0, 0, "CCA" },
+		{ "tp:r:a:b{pid == 0}", 1, 0, 0, 0, "C" },	/* the field, not the pid */
+		{ "tp:r:a:b{tid != 1 && cgroup == /system.slice}", 3, 0, 0, 0, "CCA" },
+		{ "tp:r:a:b{timeout=10}", 0, 0, 0, 10, "" },
+		{ "tp:r:a:b{max=1;}", 0, 0, 1, 0, "" },
+	};
+	static const struct {
+		const char *str;
+		const char *words[2];
+	} bad_preds[] = {
+		{ "kprobe:r:f{retval > 0}", { "'retval' is for kretprobe and uretprobe" } },
+		{ "kretprobe:r:f{arg1 > 0}", { "'arg1' is for kprobe and uprobe" } },
+		{ "kprobe:r:f{arg7 > 0}", { "unknown term 'arg7'", "arg1..arg6" } },
+		{ "tp:r:a:b{size > 0}", { "unknown term 'size'", "a:b has no such field" } },
+		{ "tp:r:a:b{filename == 1}", { "field 'filename' is not an integer" } },
+		{ "tp:r:a:b{ret = 1}", { "unknown setting 'ret'", "a comparison takes ==" } },
+		{ "tp:r:a:b{ret => 1}", { "expected ==, !=" } },
+		{ "tp:r:a:b{ret == }", { "expected a value after 'ret'" } },
+		{ "tp:r:a:b{ret == x1}", { "bad value 'x1'" } },
+		{ "tp:r:a:b{ret == \"x\"}", { "compares numbers, not the string" } },
+		{ "tp:r:a:b{comm > \"dd\"}", { "comm takes == or !=" } },
+		{ "tp:r:a:b{comm == \"0123456789abcdef\"}", { "longer than a thread name" } },
+		{ "tp:r:a:b{cgroup == /nope}", { "cgroup '/nope' not found" } },
+		{ "tp:r:a:b{cgroup < /}", { "cgroup takes == or !=" } },
+		{ "tp:r:a:b{(ret == 1}", { "expected ')'" } },
+		{ "tp:r:a:b{ret == 1 ret == 2}", { "unexpected 'ret == 2'", "&& or ||" } },
+		{ "tp:r:a:b{ret == 1; ret == 2}", { "a second filter" } },
+		{ "tp:r:a:b{every=0}", { "bad every '0'" } },
+		{ "tp:r:a:b{max=-1}", { "bad max '-1'" } },
+		{ "tp:r:a:b{timeout=5m}", { "bad timeout '5m'" } },
+		{ "tp:r:a:b{timeout=0}", { "bad timeout '0'" } },
+		{ "tp:r:a:b{often=2}", { "unknown setting 'often'" } },
+		{ "tp:r:a:b{}", { "empty" } },
+		{ "tp:r:a:b{;max=2}", { "empty" } },
+		{ "tp:r:a:b{comm == \"dd}", { "unterminated string" } },
+		{ "tp:r:a:b{&& ret == 1}", { "expected a term" } },
+		{ "tp:r:a:b{'ret' == 1}", { "expected a term at ''ret' == 1'" } },
+	};
+	struct pause_pred pred;
+	char err[512];
+
+	for (size_t i = 0; i < ARRAY_SIZE(good_preds); i++) {
+		const char *k = good_preds[i].kinds;
+
+		err[0] = '\0';
+		if (compile(good_preds[i].str, &pred, err, sizeof(err))) {
+			CHECK(0, "'%s' refused: %s", good_preds[i].str, err);
+			continue;
+		}
+		CHECK((int)pred.nr == good_preds[i].nr && pred.every == (unsigned)good_preds[i].every &&
+		      pred.max == good_preds[i].max && pred.timeout_ns == good_preds[i].timeout,
+		      "'%s': nr %u every %u max %llu timeout %llu", good_preds[i].str, pred.nr,
+		      pred.every, (unsigned long long)pred.max,
+		      (unsigned long long)pred.timeout_ns);
+		for (unsigned int j = 0; j < pred.nr && k[j]; j++)
+			CHECK("CAON"[pred.insn[j].kind] == k[j], "'%s': insn %u is %c, want %c",
+			      good_preds[i].str, j, "CAON"[pred.insn[j].kind], k[j]);
+	}
+	/* What the comparisons hold. */
+	CHECK(!compile("tp:r:a:b{ret == -1 && flags & 0x800}", &pred, err, sizeof(err)) &&
+	      pred.insn[0].term == PAUSE_TERM_FIELD && pred.insn[0].index == 16 &&
+	      pred.insn[0].size == 8 && pred.insn[0].is_signed &&
+	      pred.insn[0].value == (__u64)-1 && pred.insn[1].op == PAUSE_OP_AND &&
+	      pred.insn[1].index == 24 && pred.insn[1].size == 4 && !pred.insn[1].is_signed,
+	      "fields: %s", err);
+	CHECK(!compile("kprobe:r:f{arg3 >= 7}", &pred, err, sizeof(err)) &&
+	      pred.insn[0].term == PAUSE_TERM_ARG && pred.insn[0].index == 16 &&
+	      pred.insn[0].size == 8 && pred.insn[0].is_signed &&
+	      pred.insn[0].op == PAUSE_OP_GE && pred.insn[0].value == 7, "arg3: %s", err);
+	CHECK(!compile("tp:r:a:b{comm == \"kworker/0:1H-k\"}", &pred, err, sizeof(err)) &&
+	      !memcmp(&pred.insn[0].value, "kworker/", 8) &&
+	      !memcmp(&pred.insn[0].value2, "0:1H-k\0\0", 8), "comm: %s", err);
+	CHECK(!compile("kretprobe:r:f{retval < 0}", &pred, err, sizeof(err)) &&
+	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].index == 80 &&
+	      pred.insn[0].value == (__u64)0 && pred.insn[0].op == PAUSE_OP_LT, "retval: %s", err);
+	CHECK(!compile("tp:r:a:b{cgroup != /system.slice}", &pred, err, sizeof(err)) &&
+	      pred.insn[0].value == 42 && pred.insn[0].op == PAUSE_OP_NE, "cgroup: %s", err);
+	CHECK(!compile("tp:r:a:b", &pred, err, sizeof(err)) && !pred.nr && !pred.every,
+	      "no predicate: %s", err);
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad_preds); i++) {
+		err[0] = '\0';
+		CHECK(compile(bad_preds[i].str, &pred, err, sizeof(err)) == -1,
+		      "'%s' accepted", bad_preds[i].str);
+		CHECK(!strchr(err, '\n'), "'%s': message not one line", bad_preds[i].str);
+		for (int w = 0; w < 2 && bad_preds[i].words[w]; w++)
+			CHECK(strstr(err, bad_preds[i].words[w]), "'%s': message '%s' lacks '%s'",
+			      bad_preds[i].str, err, bad_preds[i].words[w]);
+	}
+}
+
 static int test__bpf_pause_spec(struct test_suite *test __maybe_unused,
 				int subtest __maybe_unused)
 {
@@ -326,6 +499,7 @@ static int test__bpf_pause_spec(struct test_suite *test __maybe_unused,
 	test_limit();
 	test_resolve_exe();
 	test_frame();
+	test_preds();
 	return failures ? TEST_FAIL : TEST_OK;
 }
 

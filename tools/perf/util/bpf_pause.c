@@ -25,13 +25,16 @@
  * nr_leaders) on a kernel that cannot share windows.
  */
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/user.h>
 #include <unistd.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -47,6 +50,7 @@
 #include <perf/threadmap.h>
 
 #include "bpf_pause.h"
+#include "bpf_pause_pred.h"
 #include "bpf_pause_uprobe.h"
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
@@ -93,6 +97,7 @@ struct bpf_pause_session {
 	const char		*value_names[BPF_PAUSE_MAX_VALUES];
 	int			nr_values;
 	u64			start_ns;	/* CLOCK_MONOTONIC: the first install */
+	struct pause_pred	*preds;		/* SPEC{...}, by trigger */
 };
 
 static_assert(BPF_PAUSE_MAX_VALUES == PAUSE_MAX_VALUES, "one limit for perf and BPF");
@@ -1046,8 +1051,14 @@ static void set_perf_pid(struct pause_window_bpf *s)
 {
 	struct stat st;
 
-	if (stat("/proc/self/ns/pid", &st))
+	if (stat("/proc/self/ns/pid", &st)) {
+		/* A kernel without pid namespaces: every pid is the kernel's. */
+		if (errno == ENOENT && !access("/proc/self/stat", F_OK)) {
+			s->rodata->perf_tgid = getpid();
+			s->rodata->perf_init_ns = true;
+		}
 		return;
+	}
 	s->rodata->perf_tgid = getpid();
 	s->rodata->perf_ns_dev = st.st_dev;
 	s->rodata->perf_ns_ino = st.st_ino;
@@ -1113,6 +1124,164 @@ static int set_layout(struct bpf_pause *bp, struct evlist *evlist, struct target
 	return per_cpu ? 0 : fill_thread_ranges(bp, evlist);
 }
 
+static_assert(BPF_PAUSE_MAX_SPECS == 64, "pause_window.bpf.c sizes preds for 64 triggers");
+
+/*
+ * SPEC{...}: a field of a tracepoint's record, from its format file
+ * ("field:unsigned long flags;\toffset:16;\tsize:8;\tsigned:0;"); -2 for
+ * a kprobe or uprobe trace event, whose program sees registers.
+ */
+static int pred_field(void *arg, const char *name, unsigned int *offset,
+		      unsigned int *size, bool *is_signed)
+{
+	const struct bpf_pause_spec *spec = arg;
+	char path[PATH_MAX], line[1024];
+	int ret = -1;
+	FILE *fp;
+
+	if (trace_event_is_probe(spec->category, spec->name))
+		return -2;
+	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracing_path_mount(),
+		 spec->category, spec->name);
+	fp = fopen(path, "r");
+	if (!fp)
+		return -1;
+	while (ret && fgets(line, sizeof(line), fp)) {
+		char *field = strstr(line, "field:"), *semi, *word;
+		unsigned int o, sz;
+		int sg;
+
+		semi = field ? strchr(field, ';') : NULL;
+		if (!semi)
+			continue;
+		*semi = '\0';
+		for (word = semi; word > field && (isalnum(word[-1]) || word[-1] == '_'); word--)
+			;
+		if (strcmp(word, name) ||
+		    sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &o, &sz, &sg) != 3)
+			continue;
+		*offset = o;
+		*size = sz;
+		*is_signed = sg;
+		ret = 0;
+	}
+	fclose(fp);
+	return ret;
+}
+
+/*
+ * SPEC{argN, retval}: where the kernel's pt_regs, which a k/uprobe
+ * program gets, hold them: the registers ptrace(2) shows, in the same
+ * order (struct user_regs_struct begins as x86-64's pt_regs and as
+ * arm64's user_pt_regs, which begins its pt_regs).
+ */
+static int pred_reg_offset(int argno, unsigned int *offset)
+{
+#if defined(__x86_64__)
+	static const unsigned int args[] = {
+		offsetof(struct user_regs_struct, rdi), offsetof(struct user_regs_struct, rsi),
+		offsetof(struct user_regs_struct, rdx), offsetof(struct user_regs_struct, rcx),
+		offsetof(struct user_regs_struct, r8), offsetof(struct user_regs_struct, r9),
+	};
+
+	*offset = argno < 0 ? offsetof(struct user_regs_struct, rax) : args[argno];
+	return 0;
+#elif defined(__aarch64__)
+	*offset = argno < 0 ? 0 : argno * sizeof(unsigned long long);
+	return 0;
+#else
+	return -1;
+#endif
+}
+
+/*
+ * SPEC{cgroup == PATH}: PATH from the cgroup v2 mount point (the first
+ * in /proc/mounts), its id the one the kernel's BPF helper returns.
+ */
+static int pred_cgroup_id(void *arg __maybe_unused, const char *path, __u64 *id)
+{
+	struct {
+		struct file_handle fh;
+		__u64 id;
+	} handle = { .fh.handle_bytes = sizeof(__u64) };
+	char line[PATH_MAX + 256], mnt[PATH_MAX], type[64], full[2 * PATH_MAX];
+	bool found = false;
+	struct stat st;
+	int mount_id;
+	FILE *fp;
+
+	fp = fopen("/proc/mounts", "r");
+	if (!fp)
+		return -1;
+	while (!found && fgets(line, sizeof(line), fp))
+		found = sscanf(line, "%*s %4095s %63s", mnt, type) == 2 &&
+			!strcmp(type, "cgroup2");
+	fclose(fp);
+	if (!found)
+		return -1;
+	snprintf(full, sizeof(full), "%s/%s", mnt, path);
+	if (!name_to_handle_at(AT_FDCWD, full, &handle.fh, &mount_id, 0)) {
+		*id = handle.id;
+		return 0;
+	}
+	/* No file handles (CONFIG_FHANDLE=n): a 64-bit kernfs inode is the id. */
+	if ((errno == ENOSYS || errno == EOPNOTSUPP) && sizeof(long) == 8 &&
+	    !stat(full, &st) && S_ISDIR(st.st_mode)) {
+		*id = st.st_ino;
+		return 0;
+	}
+	return -1;
+}
+
+/* Compile every trigger's predicate: before the program loads, to size it. */
+static int compile_preds(struct bpf_pause *bp, struct pause_window_bpf *skel)
+{
+	struct bpf_pause_session *s = bp->session;
+	char err[BUFSIZ];
+
+	s->preds = calloc(bp->specs.nr ?: 1, sizeof(*s->preds));
+	if (!s->preds)
+		return -1;
+	for (int i = 0; i < bp->specs.nr; i++) {
+		const struct bpf_pause_spec *spec = &bp->specs.specs[i];
+		struct bpf_pause_pred_env env = {
+			.field = pred_field, .reg_offset = pred_reg_offset,
+			.cgroup_id = pred_cgroup_id, .arg = (void *)spec,
+		};
+
+		if (bpf_pause_pred__compile(&s->preds[i], spec, &env, err, sizeof(err))) {
+			pr_err("--%s: %s\n", spec->option ?: option(bp), err);
+			return -1;
+		}
+		if (spec->pred)
+			skel->rodata->has_preds = true;
+		if (s->preds[i].timeout_ns) {
+			if (spec->pause) {
+				pr_err("--%s: '%s': timeout= is for a trigger that opens windows (r), not one that closes them\n",
+				       spec->option ?: option(bp), spec->text);
+				return -1;
+			}
+			skel->rodata->has_timeouts = true;
+		}
+	}
+	return 0;
+}
+
+static int fill_preds(struct bpf_pause *bp, struct pause_window_bpf *skel)
+{
+	for (u32 i = 0; i < (u32)bp->specs.nr; i++) {
+		if (!bp->specs.specs[i].pred)
+			continue;
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.preds), &i,
+					&bp->session->preds[i], BPF_ANY)) {
+			pr_err("--%s: '%s': cannot set its predicate: %s\n", option(bp),
+			       bp->specs.specs[i].text, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target *target,
 		     int nr_leaders)
 {
@@ -1154,6 +1323,9 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
 	bpf_program__set_autoload(skel->progs.pause_tracepoint, needs_trigger_program(bp, true));
 	bpf_program__set_autoload(skel->progs.pause_probe, needs_trigger_program(bp, false));
+	if (compile_preds(bp, skel))
+		return -1;
+	bpf_program__set_autoload(skel->progs.pause_expire_switch, skel->rodata->has_timeouts);
 
 	if (pause_window_bpf__load(skel)) {
 		if (errno == EPERM || errno == EACCES)
@@ -1164,6 +1336,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 			       opt, strerror(errno));
 		return -1;
 	}
+	if (fill_preds(bp, skel))
+		return -1;
 	if (pause_window_bpf__attach(skel)) {
 		pr_err("--%s: cannot follow threads through fork, exit and context switches: %s\n",
 		       opt, strerror(errno));
@@ -1316,9 +1490,12 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 	counts[BPF_PAUSE_UNBALANCED] = sum.unbalanced;
 	counts[BPF_PAUSE_DROPPED] = sum.dropped;
 	counts[BPF_PAUSE_UNWOUND] = sum.unwound;
-	/* Opened, and neither closed, dropped nor unwound: still open. */
-	if (sum.windows > sum.closes + sum.dropped + sum.unwound)
-		counts[BPF_PAUSE_OPEN] = sum.windows - sum.closes - sum.dropped - sum.unwound;
+	counts[BPF_PAUSE_EXPIRED] = sum.expired;
+	counts[BPF_PAUSE_FILTERED] = sum.filtered;
+	/* Opened, and neither closed, dropped, unwound nor expired: still open. */
+	if (sum.windows > sum.closes + sum.dropped + sum.unwound + sum.expired)
+		counts[BPF_PAUSE_OPEN] = sum.windows - sum.closes - sum.dropped - sum.unwound -
+					 sum.expired;
 	counts[BPF_PAUSE_UNTRACKED] = sum.untracked;
 	counts[BPF_PAUSE_MISSED] = prog_misses(skel->progs.pause_probe) +
 				   prog_misses(skel->progs.pause_tracepoint) + sum.switching;
@@ -1375,6 +1552,7 @@ void bpf_pause__cleanup(struct bpf_pause *bp)
 		free(s->links);
 		bpf_pause_uprobes__delete(s->uprobes);
 		pause_window_bpf__destroy(s->skel);
+		free(s->preds);
 		zfree(&bp->session);
 	}
 	zfree(&bp->report);

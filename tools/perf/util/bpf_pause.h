@@ -28,6 +28,8 @@ enum bpf_pause_count {
 	BPF_PAUSE_UNBALANCED,	/* closes with no window open: ignored */
 	BPF_PAUSE_DROPPED,	/* left open at thread exit or exec */
 	BPF_PAUSE_UNWOUND,	/* closed when their function was left without a return */
+	BPF_PAUSE_EXPIRED,	/* closed by their trigger's timeout= */
+	BPF_PAUSE_FILTERED,	/* trigger hits a predicate or limit turned away */
 	BPF_PAUSE_OPEN,		/* still open */
 	BPF_PAUSE_UNTRACKED,	/* opens by threads outside the session: ignored */
 	BPF_PAUSE_MISSED,	/* trigger hits no program ran for, or refused */
@@ -92,7 +94,7 @@ struct bpf_pause {
 #define BPF_PAUSE_CLOSE_EVENT	"window-close"
 
 #define BPF_PAUSE_SPEC_HELP \
-	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME, sdt:{p|r}:EXE:PROVIDER:NAME"
+	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME, sdt:{p|r}:EXE:PROVIDER:NAME, each optionally followed by {FILTER; every=N; max=N; timeout=T}"
 #define BPF_PAUSE_WORKLOAD_HELP \
 	"With -a or -C, only the workload and the processes it forks open windows (default: any thread hitting a trigger)"
 #define BPF_PAUSE_SWITCH_ON_HELP \

@@ -152,7 +152,64 @@ static void spec__exit(struct bpf_pause_spec *spec)
 	free(spec->func);
 	free(spec->category);
 	free(spec->name);
+	free(spec->pred);
 	free(spec->text);
+}
+
+/*
+ * SPEC{PREDICATE}: cut the predicate off @s (modified) into spec->pred;
+ * it is compiled when the trigger's kind and fields are known.
+ */
+static int split_pred(char *s, struct bpf_pause_spec *spec, const char *text,
+		      char *err, size_t errlen)
+{
+	char *open = strchr(s, '{');
+	size_t n;
+
+	if (!open) {
+		if (strchr(s, '}')) {
+			set_err(err, errlen, "'%s': '}' without '{'", text);
+			return -1;
+		}
+		return 0;
+	}
+	n = strlen(open);
+	if (open[n - 1] != '}') {
+		set_err(err, errlen, "'%s': '{' without '}' ending the spec (SPEC{FILTER; every=N; max=N; timeout=T})",
+			text);
+		return -1;
+	}
+	open[n - 1] = '\0';
+	spec->pred = strdup(open + 1);
+	if (!spec->pred) {
+		set_err(err, errlen, "'%s': %s", text, strerror(ENOMEM));
+		return -1;
+	}
+	*open = '\0';
+	return 0;
+}
+
+/* The end of the spec at @s: the next ',' outside a {PREDICATE} and quotes. */
+static const char *spec_end(const char *s)
+{
+	int depth = 0;
+	char quote = 0;
+
+	for (; *s; s++) {
+		if (quote) {
+			if (*s == quote)
+				quote = 0;
+		} else if (depth && (*s == '"' || *s == '\'')) {
+			quote = *s;
+		} else if (*s == '{') {
+			depth++;
+		} else if (*s == '}' && depth) {
+			depth--;
+		} else if (*s == ',' && !depth) {
+			break;
+		}
+	}
+	return s;
 }
 
 /*
@@ -286,6 +343,8 @@ static int parse_one(struct bpf_pause_spec *spec, const char *text,
 		set_err(err, errlen, "%s", strerror(ENOMEM));
 		return -1;
 	}
+	if (split_pred(copy, spec, text, err, errlen))
+		goto out;
 	nr = split_fields(copy, field);
 
 	if (probe_from_name(field[0], &spec->probe)) {
@@ -320,7 +379,7 @@ int bpf_pause_specs__parse(struct bpf_pause_specs *specs, const char *str,
 		return -1;
 	}
 	for (;;) {
-		const char *end = strchrnul(s, ',');
+		const char *end = spec_end(s);
 		struct bpf_pause_spec spec = { .text = NULL };
 		char *text = strndup(s, end - s);
 
@@ -370,6 +429,10 @@ int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event
 	}
 	memset(&spec, 0, sizeof(spec));
 	spec.pause = !on;
+	if (split_pred(copy, &spec, event, err, errlen)) {
+		free(copy);
+		return -1;
+	}
 	nr = split_fields(copy, field);
 
 	if (!probe_from_name(field[0], &probe) && probe != BPF_PAUSE_PROBE__TRACEPOINT) {

@@ -29,6 +29,7 @@ struct bpf_pause_spec {
 	unsigned long		offset;		/* k/uprobes: FUNC+OFFSET, bytes into it */
 	char			*category;	/* tracepoints; SDT markers: provider */
 	char			*name;		/* tracepoints, SDT markers */
+	char			*pred;		/* SPEC{PRED}: see bpf_pause_pred.h, or NULL */
 	char			*text;		/* the spec as given, for messages */
 	const char		*option;	/* the option that gave it, for messages */
 };
@@ -47,6 +48,8 @@ struct bpf_pause_specs {
  *   uprobe:{p|r}:EXE:FUNC      uretprobe:{p|r}:EXE:FUNC
  *   tp:{p|r}:CATEGORY:NAME     tracepoint:{p|r}:CATEGORY:NAME
  *   sdt:{p|r}:EXE:PROVIDER:NAME (usdt: the same)
+ * each optionally followed by {PREDICATE} (see bpf_pause_pred.h), where
+ * commas do not separate specs.
  * Returns 0, or -1 with one line naming the spec and the token in @err.
  * On error @specs is left as it was.
  */

@@ -9,7 +9,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf_pause_pred.h"
 #include "bpf_pause_spec.h"
+
+/* Tracepoints have one field, 'f'; no cgroup exists. */
+static int fuzz_field(void *arg, const char *name, unsigned int *offset, unsigned int *size,
+		      bool *is_signed)
+{
+	(void)arg;
+	*offset = 8;
+	*size = 4;
+	*is_signed = true;
+	return strcmp(name, "f") ? -1 : 0;
+}
+
+static const struct bpf_pause_pred_env fuzz_env = { .field = fuzz_field };
+
+/* Each spec's predicate compiles, or fails with a one-line message. */
+static void check_preds(const struct bpf_pause_specs *specs)
+{
+	for (int i = 0; i < specs->nr; i++) {
+		struct pause_pred pred;
+		char err[256] = "";
+
+		if (bpf_pause_pred__compile(&pred, &specs->specs[i], &fuzz_env, err, sizeof(err))) {
+			if (!err[0] || strchr(err, '\n'))
+				abort();
+		} else if (pred.nr > PAUSE_PRED_MAX_INSNS) {
+			abort();
+		}
+	}
+}
 
 static void check(const struct bpf_pause_specs *specs, int ret, const char *err)
 {
@@ -49,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	ret = bpf_pause_specs__parse(&specs, str, err, sizeof(err));
 	check(&specs, ret, err);
+	check_preds(&specs);
 	err[0] = '\0';
 	ret = bpf_pause_specs__add_switch(&specs, str, size & 1, err, sizeof(err));
 	check(&specs, ret, err);

@@ -75,6 +75,15 @@ for cmd in record stat; do
   expect_error "bad action 'bogus'" ${cmd} -e task-clock/action=bogus/
   expect_error "needs an event before it to act on" \
     ${cmd} -e syscalls:sys_enter_getppid/action=resume/
+  # Predicates: the token at fault, in a one-line message.
+  expect_error "unknown term 'size': syscalls:sys_exit_getppid has no such field" \
+    ${cmd} -e task-clock --bpf-pause='tp:r:syscalls:sys_exit_getppid{size > 0}'
+  expect_error "'arg1' is for kprobe and uprobe triggers" \
+    ${cmd} -e task-clock --bpf-pause='kretprobe:r:vfs_read{arg1 > 0}'
+  expect_error "timeout= is for a trigger that opens windows" \
+    ${cmd} -e task-clock --bpf-pause='tp:p:syscalls:sys_enter_getpgid{timeout=1ms}'
+  expect_error "bad value 'x1'" \
+    ${cmd} -e task-clock --switch-on='syscalls:sys_exit_getppid{ret == x1}'
   # Terms on a whole {group}: only those that apply to any event.
   expect_error "'name' cannot apply to a whole group: it picks or names one event" \
     ${cmd} -e '{page-faults,minor-faults}/name=x/'

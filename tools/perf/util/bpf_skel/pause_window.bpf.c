@@ -165,6 +165,25 @@ const volatile __u32 perf_tgid;		/* perf itself, in its pid namespace: */
 const volatile __u64 perf_ns_dev;	/* never opens windows */
 const volatile __u64 perf_ns_ino;
 const volatile bool perf_init_ns;	/* perf_tgid is the kernel's own number */
+const volatile bool has_preds;		/* a trigger has a predicate: preds */
+const volatile bool has_timeouts;	/* a trigger has a timeout: check deadlines */
+
+/* SPEC{...}: each trigger's predicate and limits, and their counts. */
+#define PAUSE_MAX_SPECS	64
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pause_pred);
+	__uint(max_entries, PAUSE_MAX_SPECS);
+} preds SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct pause_pred_count);
+	__uint(max_entries, PAUSE_MAX_SPECS);
+} pred_counts SEC(".maps");
 
 /*
  * Set once the events are open (how many groups there are, and whether
@@ -656,6 +675,214 @@ static bool pop_frame(struct pause_thread *pt, __u64 sp, __u32 *depth)
 	return true;
 }
 
+struct pred_loop {
+	void			*ctx;
+	struct pause_pred	*pred;
+	__u64			hit;
+	__u64			stack;	/* results, the top in bit 0 */
+};
+
+/*
+ * @size bytes at @offset of @ctx: a tracepoint record's field, or a
+ * register of a k/uprobe's pt_regs (an argument, the return value; perf
+ * knows where each is).
+ */
+static __u64 pred_read(void *ctx, struct pause_pred_insn *in)
+{
+	void *p = ctx + in->index;
+	__u64 v = 0;
+	__u32 shift;
+
+	switch (in->size) {
+	case 1:
+		bpf_probe_read_kernel(&v, 1, p);
+		shift = 56;
+		break;
+	case 2:
+		bpf_probe_read_kernel(&v, 2, p);
+		shift = 48;
+		break;
+	case 4:
+		bpf_probe_read_kernel(&v, 4, p);
+		shift = 32;
+		break;
+	default:
+		bpf_probe_read_kernel(&v, 8, p);
+		return v;
+	}
+	return in->is_signed ? (__u64)((__s64)(v << shift) >> shift) : v;
+}
+
+/* The value of an insn's term now; @v2: a comm's second word. */
+static __u64 pred_term(struct pred_loop *l, struct pause_pred_insn *in, __u64 *v2)
+{
+	struct bpf_pidns_info ns = {};
+	char comm[16] = {};
+	__u64 v;
+
+	switch (in->term) {
+	case PAUSE_TERM_HIT:
+		return l->hit;
+	case PAUSE_TERM_COMM:
+		bpf_get_current_comm(comm, sizeof(comm));
+		__builtin_memcpy(v2, comm + 8, 8);
+		__builtin_memcpy(&v, comm, 8);
+		return v;
+	case PAUSE_TERM_CGROUP:
+		return bpf_get_current_cgroup_id();
+	case PAUSE_TERM_PID:
+	case PAUSE_TERM_TID:
+		if (perf_init_ns) {
+			v = bpf_get_current_pid_tgid();
+		} else {
+			if (bpf_get_ns_current_pid_tgid(perf_ns_dev, perf_ns_ino, &ns, sizeof(ns)))
+				return 0;
+			v = (__u64)ns.tgid << 32 | ns.pid;
+		}
+		return in->term == PAUSE_TERM_PID ? v >> 32 : (__u32)v;
+	default:
+		return pred_read(l->ctx, in);
+	}
+}
+
+static bool pred_cmp(struct pause_pred_insn *in, __u64 v, __u64 v2)
+{
+	__u64 w = in->value, flip = in->is_signed ? 1ULL << 63 : 0;
+	__u8 op = in->op;
+
+	if (op == PAUSE_OP_AND)
+		return v & w;
+	/* v2 and value2: a comm's second half, 0 for everything else. */
+	if (op == PAUSE_OP_EQ)
+		return v == w && v2 == in->value2;
+	if (op == PAUSE_OP_NE)
+		return v != w || v2 != in->value2;
+	/* Signed order is unsigned order with the sign bit flipped. */
+	v ^= flip;
+	w ^= flip;
+	if (op == PAUSE_OP_LT)
+		return v < w;
+	if (op == PAUSE_OP_LE)
+		return v <= w;
+	if (op == PAUSE_OP_GT)
+		return v > w;
+	return v >= w;
+}
+
+/* One insn of the postfix filter, in a bpf_loop() callback. */
+static long pred_step(__u64 i, void *data)
+{
+	struct pred_loop *l = data;
+	struct pause_pred_insn *in;
+	__u64 v, v2 = 0, a, b;
+
+	if (i >= PAUSE_PRED_MAX_INSNS)
+		return 1;
+	in = &l->pred->insn[i];
+	switch (in->kind) {
+	case PAUSE_PRED_CMP:
+		v = pred_term(l, in, &v2);
+		l->stack = (l->stack << 1) | pred_cmp(in, v, v2);
+		break;
+	case PAUSE_PRED_NOT:
+		l->stack ^= 1;
+		break;
+	default:
+		a = l->stack & 1;
+		b = (l->stack >> 1) & 1;
+		l->stack = (l->stack >> 2) << 1;
+		l->stack |= in->kind == PAUSE_PRED_AND ? a & b : a | b;
+		break;
+	}
+	return 0;
+}
+
+/*
+ * A trigger's predicate and limits (SPEC{...}): whether it acts on this
+ * hit of a session thread.  @ctx: a tracepoint's record, or a k/uprobe's
+ * registers.
+ */
+static bool pred_passes(void *ctx, __u32 spec, struct pause_stats *st)
+{
+	struct pred_loop l = { .ctx = ctx };
+	struct pause_pred_count *c;
+	__u64 passed;
+
+	if (!has_preds)
+		return true;
+	l.pred = bpf_map_lookup_elem(&preds, &spec);
+	c = bpf_map_lookup_elem(&pred_counts, &spec);
+	if (!l.pred || !c)
+		return true;
+	if (!l.pred->nr && !l.pred->every && !l.pred->max)
+		return true;
+	l.hit = __sync_add_and_fetch(&c->hits, 1);
+	if (l.pred->nr) {
+		__u64 result = 0;
+
+		bpf_loop(l.pred->nr, pred_step, &l, 0);
+		/*
+		 * Through a helper, so that the verifier need not tell each
+		 * combination of results apart: it would walk the loop for
+		 * every one of them instead of once.
+		 */
+		bpf_probe_read_kernel(&result, sizeof(result), &l.stack);
+		if (!(result & 1))
+			goto filtered;
+	}
+	passed = __sync_add_and_fetch(&c->passed, 1);
+	if (l.pred->every > 1 && passed % l.pred->every)
+		goto filtered;
+	if (l.pred->max && __sync_add_and_fetch(&c->acted, 1) > l.pred->max)
+		goto filtered;
+	return true;
+filtered:
+	__sync_fetch_and_add(&st->filtered, 1);
+	return false;
+}
+
+/* @spec's timeout, if it has one (has_timeouts). */
+static __u64 spec_timeout(__u32 spec)
+{
+	struct pause_pred *pred = bpf_map_lookup_elem(&preds, &spec);
+
+	return pred ? pred->timeout_ns : 0;
+}
+
+/*
+ * The thread's outermost window outlived the timeout= of the trigger that
+ * opened it: close all its windows, as at exit.  @follow: bring its
+ * events in line (not at a context switch of a CPU-bound session, whose
+ * switch program follows the thread coming in).
+ */
+static void expire(void *ctx, struct task_struct *task, struct pause_thread *pt,
+		   struct pause_stats *st, bool follow_now)
+{
+	__u64 old;
+
+	pt->deadline = 0;
+	old = __sync_lock_test_and_set(&pt->depths, 0);
+	pt->nr_frames = 0;
+	if (!depth_of(old))
+		return;
+	/* Its closes, when they come, close nothing: not unbalanced. */
+	__sync_fetch_and_add(&pt->silent, depth_of(old));
+	if (follow_now)
+		follow(task, pt);
+	if (depth_of(old) > inherited_of(old)) {
+		__sync_fetch_and_add(&st->expired, 1);
+		mark_boundary(ctx, true, PAUSE_BOUNDARY_EXPIRED);
+		window_end(pt);
+	}
+}
+
+static bool expired(struct pause_thread *pt)
+{
+	__u64 deadline = READ_ONCE(pt->deadline);
+
+	return has_timeouts && deadline && bpf_ktime_get_ns() >= deadline;
+}
+
 /* @sp: the user stack pointer at a frame probe's hit (PAUSE_COOKIE_FRAME). */
 static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 {
@@ -680,6 +907,19 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 		return 0;
 	}
 
+	if (expired(pt))
+		expire(ctx, task, pt, st, true);
+	if (!pred_passes(ctx, PAUSE_COOKIE_SPEC(cookie), st)) {
+		/* The close that goes with this open must not close another. */
+		if (!pause)
+			__sync_fetch_and_add(&pt->silent, 1);
+		return 0;
+	}
+	/* A close that goes with an open turned away (or timed out) closes nothing. */
+	if (pause && READ_ONCE(pt->silent)) {
+		__sync_fetch_and_sub(&pt->silent, 1);
+		return 0;
+	}
 	if (frame) {
 		close_unwound(ctx, task, pt, st, sp, pause);
 		if (!pause)
@@ -693,6 +933,11 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 		__sync_fetch_and_add(&st->windows, 1);
 		mark_boundary(ctx, false, PAUSE_COOKIE_SPEC(cookie));
 		window_start(pt);
+		if (has_timeouts) {
+			__u64 timeout = spec_timeout(PAUSE_COOKIE_SPEC(cookie));
+
+			pt->deadline = timeout ? bpf_ktime_get_ns() + timeout : 0;
+		}
 	} else {
 		__u32 depth;
 		bool closed;
@@ -706,6 +951,8 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 			__sync_fetch_and_add(&st->unbalanced, 1);
 			return 0;
 		}
+		if (last)
+			pt->deadline = 0;
 		if (own && last)
 			__sync_fetch_and_add(&st->closes, 1);
 		if (!last)
@@ -734,6 +981,24 @@ SEC("tp")
 int pause_tracepoint(void *ctx)
 {
 	return set_paused(ctx, bpf_get_attach_cookie(ctx), 0);
+}
+
+/*
+ * timeout=: a thread switched out past its window's deadline closes it
+ * (current is still the thread going out).  Per-task sessions pause its
+ * events now; CPU-bound ones leave the CPU to pause_follow_switch, which
+ * follows the thread coming in.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pause_expire_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct pause_stats *st = stats_here();
+	struct pause_thread *pt = thread_of(prev, false);
+
+	if (st && pt && expired(pt))
+		expire(ctx, prev, pt, st, !per_cpu_ranges);
+	return 0;
 }
 
 /*
@@ -806,6 +1071,8 @@ static int drop_windows(void *ctx, __u32 reason)
 		return 0;
 	old = __sync_lock_test_and_set(&pt->depths, 0);
 	pt->nr_frames = 0;
+	pt->silent = 0;
+	pt->deadline = 0;
 	if (!depth_of(old))
 		return 0;
 	follow(task, pt);

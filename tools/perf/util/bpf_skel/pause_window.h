@@ -13,6 +13,8 @@ struct pause_stats {
 	__u64 untracked;	/* hits of threads with no task storage: ignored */
 	__u64 errors;		/* kfunc errors other than "not this task's" */
 	__u64 switching;	/* kfunc -EAGAIN: a context switch held the context */
+	__u64 expired;		/* windows closed by their trigger's timeout */
+	__u64 filtered;		/* hits a trigger's predicate or limits turned away */
 };
 
 /*
@@ -67,7 +69,8 @@ struct pause_thread {
 	__u32 values_read;	/* which start[] were read */
 	__u32 values_base;	/* from which slot of counters */
 	__u32 range;		/* per-task: its thread_range, once looked up */
-	__u32 pad3;
+	__u32 silent;		/* closes to ignore: of opens a predicate turned away, windows a timeout closed */
+	__u64 deadline;		/* its outermost window closes then (timeout=), or 0 */
 	__u64 start[PAUSE_MAX_VALUES];
 };
 
@@ -82,6 +85,7 @@ struct pause_boundary {
 	__u32 pad;
 };
 
+#define PAUSE_BOUNDARY_EXPIRED	0xfffffffcU	/* its trigger's timeout= passed */
 #define PAUSE_BOUNDARY_UNWOUND	0xfffffffdU	/* its function was left by longjmp */
 #define PAUSE_BOUNDARY_EXIT	0xfffffffeU	/* its thread exited */
 #define PAUSE_BOUNDARY_EXEC	0xffffffffU	/* its thread exec'd */
@@ -98,5 +102,66 @@ struct pause_boundary {
 #define PAUSE_COOKIE_SPEC(cookie)	((__u32)((cookie) >> 2))
 #define PAUSE_COOKIE_FRAME(cookie)	(((cookie) >> 1) & 1)
 #define PAUSE_COOKIE_PAUSE(cookie)	((cookie) & 1)
+
+/*
+ * A trigger's predicate and limits (SPEC{...}, see bpf_pause_pred.c), by
+ * spec index: the filter in postfix order, evaluated on each hit of a
+ * session thread before the trigger acts; then every= and max=.
+ */
+#define PAUSE_PRED_MAX_INSNS	32
+
+enum pause_pred_kind {
+	PAUSE_PRED_CMP,		/* push TERM OP VALUE */
+	PAUSE_PRED_AND,		/* pop two, push both */
+	PAUSE_PRED_OR,		/* pop two, push either */
+	PAUSE_PRED_NOT,		/* negate the top */
+};
+
+enum pause_pred_term {
+	PAUSE_TERM_ARG,		/* k/uprobes: an argument's register, at @index of pt_regs */
+	PAUSE_TERM_RETVAL,	/* k/uretprobes: the return value's, likewise */
+	PAUSE_TERM_FIELD,	/* tracepoints: @size bytes at @index of the record */
+	PAUSE_TERM_COMM,	/* the thread's comm, 16 bytes in value and value2 */
+	PAUSE_TERM_PID,		/* process id, as perf sees it */
+	PAUSE_TERM_TID,		/* thread id, as perf sees it */
+	PAUSE_TERM_CGROUP,	/* cgroup v2 id */
+	PAUSE_TERM_HIT,		/* this trigger's hits by session threads, 1 first */
+};
+
+enum pause_pred_op {
+	PAUSE_OP_EQ,
+	PAUSE_OP_NE,
+	PAUSE_OP_LT,
+	PAUSE_OP_LE,
+	PAUSE_OP_GT,
+	PAUSE_OP_GE,
+	PAUSE_OP_AND,		/* TERM & VALUE is not 0 */
+};
+
+struct pause_pred_insn {
+	__u8  kind;
+	__u8  term;
+	__u8  op;
+	__u8  is_signed;	/* compare as s64 (sign-extended from @size) */
+	__u16 index;		/* ARG, RETVAL, FIELD: offset in the context */
+	__u16 size;		/* ARG, RETVAL, FIELD: 1, 2, 4 or 8 */
+	__u64 value;
+	__u64 value2;		/* COMM: bytes 8-15 */
+};
+
+struct pause_pred {
+	__u32 nr;		/* insns in use: 0, no filter */
+	__u32 every;		/* act on every Nth hit that passed, or 0 */
+	__u64 max;		/* act at most that many times, or 0 */
+	__u64 timeout_ns;	/* an open closes that long after, or 0 */
+	struct pause_pred_insn insn[PAUSE_PRED_MAX_INSNS];
+};
+
+/* Per trigger, across CPUs: for hit, every= and max=. */
+struct pause_pred_count {
+	__u64 hits;
+	__u64 passed;
+	__u64 acted;
+};
 
 #endif /* __PAUSE_WINDOW_H */
