@@ -339,9 +339,11 @@ static int fake_field(void *arg __maybe_unused, const char *name, unsigned int *
 		*is_signed = false;
 		return 0;
 	}
+	if (!strncmp(name, "common_", 7))
+		return -3;
 	if (!strcmp(name, "filename")) {
 		*offset = 32;
-		*size = 16;	/* an array: not comparable */
+		*size = 0;	/* a string: not comparable */
 		*is_signed = false;
 		return 0;
 	}
@@ -434,6 +436,11 @@ static void test_preds(void)
 		{ "tp:r:a:b{comm == \"dd}", { "unterminated string" } },
 		{ "tp:r:a:b{&& ret == 1}", { "expected a term" } },
 		{ "tp:r:a:b{'ret' == 1}", { "expected a term at ''ret' == 1'" } },
+		{ "tp:r:a:b{flags == -1}", { "'flags' is unsigned: -1 is never it" } },
+		{ "tp:r:a:b{hit > -1}", { "'hit' is unsigned" } },
+		{ "tp:r:a:b{common_pid == 1}", { "common fields are not readable from BPF" } },
+		{ "kprobe:r:f{arg1:i32 > 0}", { "unknown type 'i32'" } },
+		{ "kretprobe:r:f{retval:s32: < 0}", { "unknown type 's32:'" } },
 	};
 	struct pause_pred pred;
 	char err[512];
@@ -472,6 +479,10 @@ static void test_preds(void)
 	CHECK(!compile("kretprobe:r:f{retval < 0}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].index == 80 &&
 	      pred.insn[0].value == (__u64)0 && pred.insn[0].op == PAUSE_OP_LT, "retval: %s", err);
+	CHECK(!compile("kretprobe:r:f{retval:s32 < 0 && retval:u8 == 254}", &pred, err,
+		       sizeof(err)) &&
+	      pred.insn[0].index == 80 && pred.insn[0].size == 4 && pred.insn[0].is_signed &&
+	      pred.insn[1].size == 1 && !pred.insn[1].is_signed, "retval:s32: %s", err);
 	CHECK(!compile("tp:r:a:b{cgroup != /system.slice}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].value == 42 && pred.insn[0].op == PAUSE_OP_NE, "cgroup: %s", err);
 	CHECK(!compile("tp:r:a:b", &pred, err, sizeof(err)) && !pred.nr && !pred.every,

@@ -1084,6 +1084,13 @@ static int reset_session(struct pause_window_bpf *skel)
 	max = bpf_map__max_entries(skel->maps.counters);
 	for (u32 i = 0; i < max; i++)
 		bpf_map_delete_elem(map_fd, &i);
+	/* Each run's hit=, every= and max= count from the start. */
+	map_fd = bpf_map__fd(skel->maps.pred_counts);
+	for (u32 i = 0; i < bpf_map__max_entries(skel->maps.pred_counts); i++) {
+		struct pause_pred_count none = { 0 };
+
+		bpf_map_update_elem(map_fd, &i, &none, BPF_ANY);
+	}
 	/* The last run's threads: none of their descendants has a range now. */
 	map_fd = bpf_map__fd(skel->maps.thread_range);
 	while (!bpf_map_get_next_key(map_fd, NULL, &key))
@@ -1128,8 +1135,9 @@ static_assert(BPF_PAUSE_MAX_SPECS == 64, "pause_window.bpf.c sizes preds for 64 
 
 /*
  * SPEC{...}: a field of a tracepoint's record, from its format file
- * ("field:unsigned long flags;\toffset:16;\tsize:8;\tsigned:0;"); -2 for
- * a kprobe or uprobe trace event, whose program sees registers.
+ * ("field:unsigned long flags;\toffset:16;\tsize:8;\tsigned:0;", size 0
+ * if not an integer); -2 for a kprobe or uprobe trace event, whose
+ * program sees registers, -3 for a common field.
  */
 static int pred_field(void *arg, const char *name, unsigned int *offset,
 		      unsigned int *size, bool *is_signed)
@@ -1160,8 +1168,15 @@ static int pred_field(void *arg, const char *name, unsigned int *offset,
 		if (strcmp(word, name) ||
 		    sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &o, &sz, &sg) != 3)
 			continue;
+		/* The kernel hands BPF its registers where the common fields are. */
+		if (!strncmp(name, "common_", 7)) {
+			ret = -3;
+			break;
+		}
 		*offset = o;
-		*size = sz;
+		/* Strings, arrays and pointers are not numbers to compare. */
+		*size = strstr(field, "__data_loc") || strstr(field, "__rel_loc") ||
+			strchr(field, '*') || strchr(field, '[') ? 0 : sz;
 		*is_signed = sg;
 		ret = 0;
 	}

@@ -157,11 +157,14 @@ static int set_field(struct pred_parser *p, const char *name, struct pause_pred_
 		p->probe_event = true;
 		return 1;
 	}
+	if (ret == -3)
+		return pred_err(p, "'%s': the common fields are not readable from BPF (the kernel passes its registers there): use pid, tid or comm",
+				name);
 	if (ret)
 		return 1;
 	if ((size != 1 && size != 2 && size != 4 && size != 8) || offset > 0xffff)
-		return pred_err(p, "field '%s' is not an integer (%u bytes): only integer fields can be compared",
-				name, size);
+		return pred_err(p, "field '%s' is not an integer (a string, array or pointer): only integer fields can be compared",
+				name);
 	insn->term = PAUSE_TERM_FIELD;
 	insn->index = offset;
 	insn->size = size;
@@ -170,19 +173,34 @@ static int set_field(struct pred_parser *p, const char *name, struct pause_pred_
 }
 
 /* An argument (@argno 0-5) or the return value (-1): a register, signed. */
-static int set_reg(struct pred_parser *p, const char *name, int argno,
+static int set_reg(struct pred_parser *p, const char *name, int argno, const char *type,
 		   struct pause_pred_insn *insn)
 {
+	static const struct { const char *name; int size; bool is_signed; } types[] = {
+		{ "s64", 8, true }, { "u64", 8, false }, { "s32", 4, true }, { "u32", 4, false },
+		{ "s16", 2, true }, { "u16", 2, false }, { "s8", 1, true }, { "u8", 1, false },
+	};
 	unsigned int offset;
+	size_t i = 0;
 
+	/* A register's low bytes, as the C type the function has (little-endian). */
+	if (type) {
+		for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+			if (!strcmp(type, types[i].name))
+				break;
+		}
+		if (i == sizeof(types) / sizeof(types[0]))
+			return pred_err(p, "'%s': unknown type '%s' (expected s64, u64, s32, u32, s16, u16, s8 or u8)",
+					name, type);
+	}
 	if (!p->env || !p->env->reg_offset || p->env->reg_offset(argno, &offset) ||
 	    offset > 0xffff)
 		return pred_err(p, "'%s': perf does not know where this architecture passes it",
 				name);
 	insn->term = argno < 0 ? PAUSE_TERM_RETVAL : PAUSE_TERM_ARG;
 	insn->index = offset;
-	insn->size = 8;
-	insn->is_signed = 1;
+	insn->size = types[i].size;
+	insn->is_signed = types[i].is_signed;
 	return 0;
 }
 
@@ -197,15 +215,16 @@ static int set_term(struct pred_parser *p, const char *name, struct pause_pred_i
 		if (ret <= 0)
 			return ret;
 	}
-	if (!strncmp(name, "arg", 3) && name[3] >= '1' && name[3] <= '6' && !name[4]) {
+	if (!strncmp(name, "arg", 3) && name[3] >= '1' && name[3] <= '6' &&
+	    (!name[4] || name[4] == ':')) {
 		if (!is_entry_probe(probe))
 			return pred_err(p, "'%s' is for kprobe and uprobe triggers (their function's arguments)",
 					name);
-		return set_reg(p, name, name[3] - '1', insn);
-	} else if (!strcmp(name, "retval")) {
+		return set_reg(p, name, name[3] - '1', name[4] ? name + 5 : NULL, insn);
+	} else if (!strncmp(name, "retval", 6) && (!name[6] || name[6] == ':')) {
 		if (!is_return_probe(probe))
 			return pred_err(p, "'retval' is for kretprobe and uretprobe triggers");
-		return set_reg(p, name, -1, insn);
+		return set_reg(p, name, -1, name[6] ? name + 7 : NULL, insn);
 	} else if (!strcmp(name, "comm")) {
 		insn->term = PAUSE_TERM_COMM;
 	} else if (!strcmp(name, "pid")) {
@@ -319,6 +338,8 @@ static int comparison(struct pred_parser *p)
 			return pred_err(p, "'%s' compares numbers, not the string \"%s\"", name, value);
 		if (parse_number(p, value, &insn.value))
 			return -1;
+		if (value[0] == '-' && !insn.is_signed)
+			return pred_err(p, "'%s' is unsigned: %s is never it", name, value);
 		break;
 	}
 	return emit(p, &insn);

@@ -56,16 +56,27 @@ static int evsel__set_trigger_period(struct evsel *evsel)
 {
 	struct evsel_config_term *term = evsel__get_config_term(evsel, PERIOD);
 
-	/* The user's own (not an alias's weak default, which -c overrides). */
-	if ((term && !term->weak) || evsel__get_config_term(evsel, FREQ))
+	/*
+	 * The user's own (not an alias's weak default, which -c overrides):
+	 * perf record applies it; perf stat applies no terms, so set it.
+	 */
+	if (term && !term->weak) {
+		evsel->core.attr.sample_period = term->val.period;
+		evsel->core.attr.freq = 0;
 		return 0;
+	}
+	term = evsel__get_config_term(evsel, FREQ);
+	if (term) {
+		evsel->core.attr.sample_freq = term->val.freq;
+		evsel->core.attr.freq = 1;
+		return 0;
+	}
 	term = zalloc(sizeof(*term));	/* applied after any weak one */
 	if (!term)
 		return -ENOMEM;
 	term->type = EVSEL__CONFIG_TERM_PERIOD;
 	term->val.period = 1;
 	list_add_tail(&term->list, &evsel->config_terms);
-	/* perf stat applies no terms: it keeps a trigger's period as it is. */
 	evsel->core.attr.sample_period = 1;
 	evsel->core.attr.freq = 0;
 	return 0;
@@ -138,6 +149,12 @@ int evlist__parse_pause_action(struct evlist *evlist)
 		if (!evsel__is_pause_trigger(evsel))
 			continue;
 		leader = evsel__leader(evsel);
+		/* perf splits a weak group it cannot schedule: its triggers would act alone. */
+		if (evsel->weak_group || leader->weak_group) {
+			pr_err("%s: a trigger cannot be in a weak group (:W), which perf may split: drop the W\n",
+			       evsel__name(evsel));
+			return -EINVAL;
+		}
 		if (leader != evsel && !evsel__is_pause_trigger(leader))
 			continue;	/* grouped by the user */
 		leader = window_leader(evlist, evsel);

@@ -85,12 +85,14 @@ for cmd in record stat; do
   expect_error "bad value 'x1'" \
     ${cmd} -e task-clock --switch-on='syscalls:sys_exit_getppid{ret == x1}'
   # Terms on a whole {group}: only those that apply to any event.
-  expect_error "'name' cannot apply to a whole group: it picks or names one event" \
+  expect_error "'name' cannot apply to a whole group: it picks, names or configures one event" \
     ${cmd} -e '{page-faults,minor-faults}/name=x/'
   expect_error "'action' cannot apply to a whole group: a trigger acts on a group" \
     ${cmd} -e '{page-faults,minor-faults}/action=pause/'
   expect_error "'action' cannot apply to a whole group: a group takes action=start-paused only" \
     ${cmd} -e '{page-faults,minor-faults}/action=bogus/'
+  expect_error "a trigger cannot be in a weak group (:W)" \
+    ${cmd} -e '{page-faults/action=start-paused/,syscalls:sys_enter_getppid/action=resume/}:W'
   # The review thread's group on a machine without hardware counters:
   # refused, naming the event and what can take windows instead.
   if [ ! -e /sys/bus/event_source/devices/cpu ]; then

@@ -60,9 +60,28 @@ close=tp:p:syscalls:sys_enter_getpgid
 # uprobe hit maps the uprobe XOL page: one fault, inside the window.
 check "uprobe arg2 == 1" "${rounds}" 1 "uprobe:r:${fn}{arg2 == 1},uretprobe:p:${fn}"
 check "uprobe arg2 == 2" 0 0 "uprobe:r:${fn}{arg2 == 2},uretprobe:p:${fn}"
+# Recursion: pause_window_inside(r, 3) calls itself at levels 2 and 1,
+# each level faulting its third of the pages (11, 11, 10) after its inner
+# call returned.  A close pairs with its own open, innermost first:
+# {arg2 == 1} counts the innermost level's 10 pages, {arg2 == 2} the two
+# inner levels' 21, the returns of the calls turned away closing nothing.
+for lv in "1 10" "2 21"; do
+  read -r level pages <<< "${lv}"
+  echo "--- nested calls, arg2 == ${level}"
+  perf stat -x, -o "${out}" -e "${ev}" --bpf-pause="uprobe:r:${fn}{arg2 == ${level}},uretprobe:p:${fn}" \
+    -- perf test -w pause_window "${rounds}" 0 0 nested
+  pw_in_range "nested, arg2 == ${level}: page-faults" "$(pw_value "${out}" page-faults)" \
+    $((rounds * pages)) $((rounds * pages + 1)) || err=1
+  pw_in_range "nested, arg2 == ${level}: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" ||
+    err=1
+  pw_in_range "nested, arg2 == ${level}: unbalanced" "$(pw_window_stat "${out}" unbalanced)" 0 0 ||
+    err=1
+done
 # Return values: getppid() returns the workload's parent, above 0.
 check "kretprobe retval > 0" "${rounds}" 0 "kretprobe:r:__x64_sys_getppid{retval > 0},${close}"
 check "kretprobe retval < 0" 0 0 "kretprobe:r:__x64_sys_getppid{retval < 0},${close}"
+check "kretprobe retval:s32 > 0" "${rounds}" 0 \
+  "kretprobe:r:__x64_sys_getppid{retval:s32 > 0 && retval:u8 != 0 || retval:u8 == 0},${close}"
 # Tracepoint fields by name; 'pid' is sys_enter_getpgid's field, 0 here.
 check "field ret > 0" "${rounds}" 0 "tp:r:syscalls:sys_exit_getppid{ret > 0},${close}"
 check "field ret < 0" 0 0 "tp:r:syscalls:sys_exit_getppid{ret < 0},${close}"
@@ -82,6 +101,13 @@ check "every=2" 4 0 "${tp}{every=2},${close}"
 check "every=3" 2 0 "${tp}{every=3},${close}"
 check "max=3" 3 0 "${tp}{max=3},${close}"
 check "filter, every and max" 2 0 "${tp}{comm == perf; every=2; max=2},${close}"
+# perf stat -r: each run counts its hits from the start (the means).
+echo "--- max=3, -r 2"
+perf stat -r 2 -x, -o "${out}" -e "${ev}" --bpf-pause="${tp}{max=3},${close}" -- \
+  perf test -w pause_window "${rounds}"
+pw_in_range "max=3, -r 2: windows a run" "$(pw_windows "${out}")" 3 3 || err=1
+pw_in_range "max=3, -r 2: page-faults a run" "$(pw_value "${out}" page-faults)" \
+  $((3 * PW_PAGES)) $((3 * PW_PAGES)) || err=1
 
 # cgroup v2: perf and the workload run in a cgroup of their own (a
 # subshell moved there: a shell moving itself before an exec would call

@@ -588,6 +588,43 @@ static struct pause_frame *top_frame(struct pause_thread *pt)
 	return &pt->frames[(n - 1) & (PAUSE_MAX_FRAMES - 1)];
 }
 
+#define SKIP_MASK	((1ULL << PAUSE_SKIP_COUNT_SHIFT) - 1)
+
+/*
+ * pt->skip, changed atomically (a kprobe program may interrupt the
+ * thread's own): @push an entry (@skip: its close closes nothing), pop
+ * @pop entries, or mark all entries @all skipped.  Returns the innermost
+ * entry before the change.
+ */
+static bool skip_update(struct pause_thread *pt, bool push, bool skip, __u32 pop, bool all)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = READ_ONCE(pt->skip), stack = old & SKIP_MASK, new;
+		__u64 n = old >> PAUSE_SKIP_COUNT_SHIFT;
+
+		if (push) {
+			stack = ((stack << 1) | skip) & SKIP_MASK;
+			n = n < PAUSE_SKIP_COUNT_SHIFT ? n + 1 : n;
+		} else if (all) {
+			stack = n ? SKIP_MASK >> (PAUSE_SKIP_COUNT_SHIFT - n) : 0;
+		} else {
+			if (pop > n)
+				pop = n;
+			stack = pop < 64 ? stack >> pop : 0;
+			n -= pop;
+		}
+		new = stack | (n << PAUSE_SKIP_COUNT_SHIFT);
+		if (__sync_val_compare_and_swap(&pt->skip, old, new) == old)
+			return (old >> PAUSE_SKIP_COUNT_SHIFT) && (old & 1);
+	}
+	return false;
+}
+
+static bool tracks_skips(void)
+{
+	return has_preds || has_timeouts;
+}
+
 /*
  * Close @pt's windows down to @depth, all those a frame's function opened
  * (and the deeper ones, whose frames were not tracked): false if there
@@ -620,8 +657,9 @@ static bool close_to(struct pause_thread *pt, __u32 depth, bool *last, bool *own
  * call is chained to the innermost, at a return those more than the
  * popped return address below it.
  */
-static void close_unwound(void *ctx, struct task_struct *task, struct pause_thread *pt,
-			  struct pause_stats *st, __u64 sp, bool close)
+static __always_inline void close_unwound(void *ctx, struct task_struct *task,
+					   struct pause_thread *pt, struct pause_stats *st,
+					   __u64 sp, bool close)
 {
 	bool chained = !close && top_frame(pt) && top_frame(pt)->sp == sp &&
 		       chained_call(task, sp);
@@ -632,8 +670,20 @@ static void close_unwound(void *ctx, struct task_struct *task, struct pause_thre
 		f = top_frame(pt);
 		if (!f || (close ? sp <= f->sp + sizeof(long) : sp < f->sp || chained))
 			break;
+		__u32 was = depth_of(READ_ONCE(pt->depths));
+
 		pt->nr_frames--;
-		if (!close_to(pt, f->depth, &last, &own) || !last)
+		/* A frame whose open was turned away: its close will not come. */
+		if (f->skipped) {
+			skip_update(pt, false, false, 1, false);
+			continue;
+		}
+		if (!close_to(pt, f->depth, &last, &own))
+			continue;
+		/* The closes of the windows unwound will not come. */
+		if (tracks_skips() && was > f->depth)
+			skip_update(pt, false, false, was - f->depth, false);
+		if (!last)
 			continue;
 		follow(task, pt);
 		if (own) {
@@ -649,13 +699,14 @@ static void close_unwound(void *ctx, struct task_struct *task, struct pause_thre
  * and closing one (by its return, or once it is gone) closes the deeper
  * ones too.
  */
-static void push_frame(struct pause_thread *pt, __u64 sp)
+static void push_frame(struct pause_thread *pt, __u64 sp, bool skipped)
 {
 	__u32 n = pt->nr_frames;
 
 	if (n < PAUSE_MAX_FRAMES) {
 		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].sp = sp;
 		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].depth = depth_of(READ_ONCE(pt->depths));
+		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].skipped = skipped;
 		pt->nr_frames = n + 1;
 	}
 }
@@ -691,26 +742,24 @@ static __u64 pred_read(void *ctx, struct pause_pred_insn *in)
 {
 	void *p = ctx + in->index;
 	__u64 v = 0;
-	__u32 shift;
+	__u32 v32 = 0;
+	__u16 v16 = 0;
+	__u8 v8 = 0;
 
 	switch (in->size) {
 	case 1:
-		bpf_probe_read_kernel(&v, 1, p);
-		shift = 56;
-		break;
+		bpf_probe_read_kernel(&v8, 1, p);
+		return in->is_signed ? (__u64)(__s8)v8 : v8;
 	case 2:
-		bpf_probe_read_kernel(&v, 2, p);
-		shift = 48;
-		break;
+		bpf_probe_read_kernel(&v16, 2, p);
+		return in->is_signed ? (__u64)(__s16)v16 : v16;
 	case 4:
-		bpf_probe_read_kernel(&v, 4, p);
-		shift = 32;
-		break;
+		bpf_probe_read_kernel(&v32, 4, p);
+		return in->is_signed ? (__u64)(__s32)v32 : v32;
 	default:
 		bpf_probe_read_kernel(&v, 8, p);
 		return v;
 	}
-	return in->is_signed ? (__u64)((__s64)(v << shift) >> shift) : v;
 }
 
 /* The value of an insn's term now; @v2: a comm's second word. */
@@ -849,6 +898,7 @@ static __u64 spec_timeout(__u32 spec)
 	return pred ? pred->timeout_ns : 0;
 }
 
+
 /*
  * The thread's outermost window outlived the timeout= of the trigger that
  * opened it: close all its windows, as at exit.  @follow: bring its
@@ -866,7 +916,7 @@ static void expire(void *ctx, struct task_struct *task, struct pause_thread *pt,
 	if (!depth_of(old))
 		return;
 	/* Its closes, when they come, close nothing: not unbalanced. */
-	__sync_fetch_and_add(&pt->silent, depth_of(old));
+	skip_update(pt, false, false, 0, true);
 	if (follow_now)
 		follow(task, pt);
 	if (depth_of(old) > inherited_of(old)) {
@@ -911,19 +961,32 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 		expire(ctx, task, pt, st, true);
 	if (!pred_passes(ctx, PAUSE_COOKIE_SPEC(cookie), st)) {
 		/* The close that goes with this open must not close another. */
-		if (!pause)
-			__sync_fetch_and_add(&pt->silent, 1);
-		return 0;
-	}
-	/* A close that goes with an open turned away (or timed out) closes nothing. */
-	if (pause && READ_ONCE(pt->silent)) {
-		__sync_fetch_and_sub(&pt->silent, 1);
+		if (!pause) {
+			if (frame) {
+				close_unwound(ctx, task, pt, st, sp, false);
+				push_frame(pt, sp, true);
+			}
+			skip_update(pt, true, true, 0, false);
+		}
 		return 0;
 	}
 	if (frame) {
 		close_unwound(ctx, task, pt, st, sp, pause);
 		if (!pause)
-			push_frame(pt, sp);
+			push_frame(pt, sp, false);
+	}
+	if (tracks_skips()) {
+		/* A close that goes with an open turned away (or timed out) closes nothing. */
+		if (pause && skip_update(pt, false, false, 1, false)) {
+			struct pause_frame *f = frame ? top_frame(pt) : NULL;
+
+			/* The end of a frame whose open was turned away. */
+			if (f && f->skipped && sp >= f->sp)
+				pt->nr_frames--;
+			return 0;
+		}
+		if (!pause)
+			skip_update(pt, true, false, 0, false);
 	}
 	if (!pause) {
 		if (!open_one(pt)) {
@@ -935,23 +998,30 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 		window_start(pt);
 		if (has_timeouts) {
 			__u64 timeout = spec_timeout(PAUSE_COOKIE_SPEC(cookie));
+			__u64 now = bpf_ktime_get_ns();
 
-			pt->deadline = timeout ? bpf_ktime_get_ns() + timeout : 0;
+			/* Far enough is never. */
+			pt->deadline = !timeout ? 0 : now + timeout < now ? ~0ULL : now + timeout;
 		}
 	} else {
 		__u32 depth;
 		bool closed;
 
 		/* A tracked frame's return closes its window and the deeper ones. */
-		if (frame && pop_frame(pt, sp, &depth))
+		if (frame && pop_frame(pt, sp, &depth)) {
+			__u32 was = depth_of(READ_ONCE(pt->depths));
+
 			closed = close_to(pt, depth, &last, &own);
-		else
+			/* Its own close was popped above: the deeper ones'. */
+			if (closed && tracks_skips() && was > depth + 1)
+				skip_update(pt, false, false, was - depth - 1, false);
+		} else
 			closed = close_one(pt, &last, &own);
 		if (!closed) {
 			__sync_fetch_and_add(&st->unbalanced, 1);
 			return 0;
 		}
-		if (last)
+		if (has_timeouts && last)
 			pt->deadline = 0;
 		if (own && last)
 			__sync_fetch_and_add(&st->closes, 1);
@@ -1050,11 +1120,14 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 	ct->thread = pt->thread;
 	ct->range = pt->range;
 	ct->depths = ((__u64)depth << 32) | depth;
+	/* Its inherited windows end at the timeout of the parent's. */
+	ct->deadline = pt->deadline;
 	/* A forked child returns through its parent's frames; a thread has a stack of its own. */
 	if (child->mm != parent->mm) {
 		ct->nr_frames = pt->nr_frames;
 		for (int i = 0; i < PAUSE_MAX_FRAMES; i++)
 			ct->frames[i] = pt->frames[i];
+		ct->skip = pt->skip;
 	}
 	return 0;
 }
@@ -1071,7 +1144,7 @@ static int drop_windows(void *ctx, __u32 reason)
 		return 0;
 	old = __sync_lock_test_and_set(&pt->depths, 0);
 	pt->nr_frames = 0;
-	pt->silent = 0;
+	pt->skip = 0;
 	pt->deadline = 0;
 	if (!depth_of(old))
 		return 0;

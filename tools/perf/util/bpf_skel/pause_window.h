@@ -48,7 +48,7 @@ struct pause_window_stat {
 struct pause_frame {
 	__u64 sp;
 	__u32 depth;
-	__u32 pad;
+	__u32 skipped;		/* its open was turned away by a predicate */
 };
 
 struct pause_thread {
@@ -69,8 +69,15 @@ struct pause_thread {
 	__u32 values_read;	/* which start[] were read */
 	__u32 values_base;	/* from which slot of counters */
 	__u32 range;		/* per-task: its thread_range, once looked up */
-	__u32 silent;		/* closes to ignore: of opens a predicate turned away, windows a timeout closed */
+	__u32 pad3;
 	__u64 deadline;		/* its outermost window closes then (timeout=), or 0 */
+	/*
+	 * With predicates or timeouts: the closes still to come of its opens,
+	 * innermost in bit 0, 1 where the close must close nothing (an open
+	 * a predicate turned away, a window a timeout closed); their number
+	 * in the top PAUSE_SKIP_COUNT_SHIFT.. bits.
+	 */
+	__u64 skip;
 	__u64 start[PAUSE_MAX_VALUES];
 };
 
@@ -137,6 +144,8 @@ enum pause_pred_op {
 	PAUSE_OP_GE,
 	PAUSE_OP_AND,		/* TERM & VALUE is not 0 */
 };
+
+#define PAUSE_SKIP_COUNT_SHIFT	58	/* closes tracked: the outermost 58 */
 
 struct pause_pred_insn {
 	__u8  kind;
