@@ -453,7 +453,8 @@ static void test_preds(void)
 			CHECK(0, "'%s' refused: %s", good_preds[i].str, err);
 			continue;
 		}
-		CHECK((int)pred.nr == good_preds[i].nr && pred.every == (unsigned)good_preds[i].every &&
+		CHECK((int)pred.nr == good_preds[i].nr &&
+		      pred.every == (unsigned int)good_preds[i].every &&
 		      pred.max == good_preds[i].max && pred.timeout_ns == good_preds[i].timeout,
 		      "'%s': nr %u every %u max %llu timeout %llu", good_preds[i].str, pred.nr,
 		      pred.every, (unsigned long long)pred.max,

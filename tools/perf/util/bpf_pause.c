@@ -1240,8 +1240,7 @@ static int pred_cgroup_id(void *arg __maybe_unused, const char *path, __u64 *id)
 		return 0;
 	}
 	/* No file handles (CONFIG_FHANDLE=n): a 64-bit kernfs inode is the id. */
-	if ((errno == ENOSYS || errno == EOPNOTSUPP) && sizeof(long) == 8 &&
-	    !stat(full, &st) && S_ISDIR(st.st_mode)) {
+	if (sizeof(long) == 8 && !stat(full, &st) && S_ISDIR(st.st_mode)) {
 		*id = st.st_ino;
 		return 0;
 	}

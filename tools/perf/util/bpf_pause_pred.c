@@ -37,6 +37,10 @@
 
 #define MAX_TOKEN	256
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
+
 struct pred_parser {
 	const struct bpf_pause_spec	*spec;
 	const struct bpf_pause_pred_env	*env;
@@ -158,12 +162,14 @@ static int set_field(struct pred_parser *p, const char *name, struct pause_pred_
 		return 1;
 	}
 	if (ret == -3)
-		return pred_err(p, "'%s': the common fields are not readable from BPF (the kernel passes its registers there): use pid, tid or comm",
+		return pred_err(p,
+				"'%s': the common fields are not readable from BPF (the kernel passes its registers there): use pid, tid or comm",
 				name);
 	if (ret)
 		return 1;
 	if ((size != 1 && size != 2 && size != 4 && size != 8) || offset > 0xffff)
-		return pred_err(p, "field '%s' is not an integer (a string, array or pointer): only integer fields can be compared",
+		return pred_err(p,
+				"field '%s' is not an integer (a string, array or pointer): only integer fields can be compared",
 				name);
 	insn->term = PAUSE_TERM_FIELD;
 	insn->index = offset;
@@ -185,12 +191,13 @@ static int set_reg(struct pred_parser *p, const char *name, int argno, const cha
 
 	/* A register's low bytes, as the C type the function has (little-endian). */
 	if (type) {
-		for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		for (i = 0; i < ARRAY_SIZE(types); i++) {
 			if (!strcmp(type, types[i].name))
 				break;
 		}
-		if (i == sizeof(types) / sizeof(types[0]))
-			return pred_err(p, "'%s': unknown type '%s' (expected s64, u64, s32, u32, s16, u16, s8 or u8)",
+		if (i == ARRAY_SIZE(types))
+			return pred_err(p,
+					"'%s': unknown type '%s' (expected s64, u64, s32, u32, s16, u16, s8 or u8)",
 					name, type);
 	}
 	if (!p->env || !p->env->reg_offset || p->env->reg_offset(argno, &offset) ||
@@ -218,7 +225,8 @@ static int set_term(struct pred_parser *p, const char *name, struct pause_pred_i
 	if (!strncmp(name, "arg", 3) && name[3] >= '1' && name[3] <= '6' &&
 	    (!name[4] || name[4] == ':')) {
 		if (!is_entry_probe(probe))
-			return pred_err(p, "'%s' is for kprobe and uprobe triggers (their function's arguments)",
+			return pred_err(p,
+					"'%s' is for kprobe and uprobe triggers (their function's arguments)",
 					name);
 		return set_reg(p, name, name[3] - '1', name[4] ? name + 5 : NULL, insn);
 	} else if (!strncmp(name, "retval", 6) && (!name[6] || name[6] == ':')) {
@@ -236,10 +244,12 @@ static int set_term(struct pred_parser *p, const char *name, struct pause_pred_i
 	} else if (!strcmp(name, "hit")) {
 		insn->term = PAUSE_TERM_HIT;
 	} else if (probe == BPF_PAUSE_PROBE__TRACEPOINT && p->probe_event) {
-		return pred_err(p, "unknown term '%s': the fields of %s:%s, a probe event, are not readable from BPF (a kprobe trigger's arg1..arg6 are), and it is not comm, pid, tid, cgroup or hit",
+		return pred_err(p,
+				"unknown term '%s': the fields of %s:%s, a probe event, are not readable from BPF (a kprobe trigger's arg1..arg6 are), and it is not comm, pid, tid, cgroup or hit",
 				name, p->spec->category, p->spec->name);
 	} else if (probe == BPF_PAUSE_PROBE__TRACEPOINT) {
-		return pred_err(p, "unknown term '%s': %s:%s has no such field (see its format), and it is not comm, pid, tid, cgroup or hit",
+		return pred_err(p,
+				"unknown term '%s': %s:%s has no such field (see its format), and it is not comm, pid, tid, cgroup or hit",
 				name, p->spec->category, p->spec->name);
 	} else {
 		return pred_err(p, "unknown term '%s' (expected %s, comm, pid, tid, cgroup or hit)",
@@ -258,8 +268,9 @@ static int parse_number(struct pred_parser *p, const char *text, __u64 *val)
 		*val = (__u64)strtoll(text, &end, 0);
 	else
 		*val = strtoull(text, &end, 0);
-	if (!*text || *end || errno || !(isdigit((unsigned char)text[0]) ||
-					  (text[0] == '-' && isdigit((unsigned char)text[1]))))
+	if (!*text || *end || errno ||
+	    !(isdigit((unsigned char)text[0]) ||
+	      (text[0] == '-' && isdigit((unsigned char)text[1]))))
 		return pred_err(p, "bad value '%s' (expected a number: 42, -1 or 0x2a)", text);
 	return 0;
 }
@@ -287,11 +298,11 @@ static int comparison(struct pred_parser *p)
 		return -1;
 
 	skip_space(p);
-	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
 		if (take(p, ops[i].tok))
 			break;
 	}
-	if (i < sizeof(ops) / sizeof(ops[0])) {
+	if (i < ARRAY_SIZE(ops)) {
 		insn.op = ops[i].op;
 	} else if (*p->pos == '&' && p->pos[1] != '&') {
 		p->pos++;
@@ -327,15 +338,19 @@ static int comparison(struct pred_parser *p)
 		break;
 	case PAUSE_TERM_CGROUP:
 		if (insn.op != PAUSE_OP_EQ && insn.op != PAUSE_OP_NE)
-			return pred_err(p, "cgroup takes == or != and a path, as in cgroup == /system.slice");
+			return pred_err(p,
+					"cgroup takes == or != and a path, as in cgroup == /system.slice");
 		if (!p->env || !p->env->cgroup_id ||
 		    p->env->cgroup_id(p->env->arg, value, &insn.value))
-			return pred_err(p, "cgroup '%s' not found (a cgroup v2 path, from its mount point)",
+			return pred_err(p,
+					"cgroup '%s' not found (a cgroup v2 path, from its mount point)",
 					value);
 		break;
 	default:
 		if (quoted)
-			return pred_err(p, "'%s' compares numbers, not the string \"%s\"", name, value);
+			return pred_err(p,
+					"'%s' compares numbers, not the string \"%s\"",
+					name, value);
 		if (parse_number(p, value, &insn.value))
 			return -1;
 		if (value[0] == '-' && !insn.is_signed)
@@ -392,7 +407,8 @@ static int or_expr(struct pred_parser *p)
 
 static int parse_filter(struct pred_parser *p, const char *text)
 {
-	p->s = p->pos = text;
+	p->s = text;
+	p->pos = text;
 	if (or_expr(p))
 		return -1;
 	skip_space(p);
@@ -417,7 +433,7 @@ static int parse_duration(struct pred_parser *p, const char *text, __u64 *ns)
 	v = strtoull(text, &end, 10);
 	if (!isdigit((unsigned char)*text) || errno)
 		goto bad;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
 		if (!strcmp(end, units[i].unit)) {
 			if (!v || v > ~0ULL / units[i].mult)
 				goto bad;
@@ -451,12 +467,13 @@ static int parse_setting(struct pred_parser *p, const char *part)
 		return 1;
 	memcpy(name, part, n);
 	name[n] = '\0';
-	for (n = 0; n < sizeof(names) / sizeof(names[0]); n++) {
+	for (n = 0; n < ARRAY_SIZE(names); n++) {
 		if (!strcmp(name, names[n]))
 			break;
 	}
-	if (n == sizeof(names) / sizeof(names[0]))
-		return pred_err(p, "unknown setting '%s' (expected every=N, max=N or timeout=DURATION; a comparison takes ==)",
+	if (n == ARRAY_SIZE(names))
+		return pred_err(p,
+				"unknown setting '%s' (expected every=N, max=N or timeout=DURATION; a comparison takes ==)",
 				name);
 	p->pos = eq + 1;
 	quoted = word(p, value, sizeof(value));
@@ -508,7 +525,8 @@ int bpf_pause_pred__compile(struct pause_pred *pred, const struct bpf_pause_spec
 		}
 		next = *c ? c + 1 : NULL;
 		*c = '\0';
-		p.s = p.pos = part;
+		p.s = part;
+		p.pos = part;
 		skip_space(&p);
 		if (!*p.pos) {
 			if (next || part == copy)
@@ -529,7 +547,8 @@ int bpf_pause_pred__compile(struct pause_pred *pred, const struct bpf_pause_spec
 			break;
 		}
 		filter = true;
-		p.depth = p.max_depth = 0;
+		p.depth = 0;
+		p.max_depth = 0;
 		ret = parse_filter(&p, part);
 		if (ret)
 			break;

@@ -68,14 +68,15 @@ check "uprobe arg2 == 2" 0 0 "uprobe:r:${fn}{arg2 == 2},uretprobe:p:${fn}"
 for lv in "1 10" "2 21"; do
   read -r level pages <<< "${lv}"
   echo "--- nested calls, arg2 == ${level}"
-  perf stat -x, -o "${out}" -e "${ev}" --bpf-pause="uprobe:r:${fn}{arg2 == ${level}},uretprobe:p:${fn}" \
+  perf stat -x, -o "${out}" -e "${ev}" \
+    --bpf-pause="uprobe:r:${fn}{arg2 == ${level}},uretprobe:p:${fn}" \
     -- perf test -w pause_window "${rounds}" 0 0 nested
   pw_in_range "nested, arg2 == ${level}: page-faults" "$(pw_value "${out}" page-faults)" \
     $((rounds * pages)) $((rounds * pages + 1)) || err=1
-  pw_in_range "nested, arg2 == ${level}: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" ||
-    err=1
-  pw_in_range "nested, arg2 == ${level}: unbalanced" "$(pw_window_stat "${out}" unbalanced)" 0 0 ||
-    err=1
+  pw_in_range "nested, arg2 == ${level}: windows" "$(pw_windows "${out}")" \
+    "${rounds}" "${rounds}" || err=1
+  pw_in_range "nested, arg2 == ${level}: unbalanced" \
+    "$(pw_window_stat "${out}" unbalanced)" 0 0 || err=1
 done
 # Return values: getppid() returns the workload's parent, above 0.
 check "kretprobe retval > 0" "${rounds}" 0 "kretprobe:r:__x64_sys_getppid{retval > 0},${close}"

@@ -658,8 +658,8 @@ static bool close_to(struct pause_thread *pt, __u32 depth, bool *last, bool *own
  * popped return address below it.
  */
 static __always_inline void close_unwound(void *ctx, struct task_struct *task,
-					   struct pause_thread *pt, struct pause_stats *st,
-					   __u64 sp, bool close)
+					  struct pause_thread *pt, struct pause_stats *st,
+					  __u64 sp, bool close)
 {
 	bool chained = !close && top_frame(pt) && top_frame(pt)->sp == sp &&
 		       chained_call(task, sp);
@@ -898,7 +898,6 @@ static __u64 spec_timeout(__u32 spec)
 	return pred ? pred->timeout_ns : 0;
 }
 
-
 /*
  * The thread's outermost window outlived the timeout= of the trigger that
  * opened it: close all its windows, as at exit.  @follow: bring its
@@ -1015,8 +1014,9 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 			/* Its own close was popped above: the deeper ones'. */
 			if (closed && tracks_skips() && was > depth + 1)
 				skip_update(pt, false, false, was - depth - 1, false);
-		} else
+		} else {
 			closed = close_one(pt, &last, &own);
+		}
 		if (!closed) {
 			__sync_fetch_and_add(&st->unbalanced, 1);
 			return 0;
