@@ -51,6 +51,7 @@
 
 #include "bpf_pause.h"
 #include "bpf_pause_pred.h"
+#include "bpf_pause_obj.h"
 #include "bpf_pause_uprobe.h"
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
@@ -250,12 +251,18 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	struct evsel *evsel;
 	int nr = 0;
 
-	if (!bp->specs.nr) {
-		pr_err("--bpf-pause-workload: no trigger to restrict: give --bpf-pause, --switch-on or --switch-off too\n");
+	if (!bp->specs.nr && !bp->obj_arg) {
+		pr_err("--bpf-pause-workload: no trigger to restrict: give --bpf-pause, --switch-on, --switch-off or --bpf-pause-obj too\n");
 		return -1;
 	}
 	if (check_kernel_support(opt))
 		return -1;
+	/* Its errors (the file, its variables) before anything runs. */
+	if (bp->obj_arg && !bp->obj) {
+		bp->obj = bpf_pause_obj__open(bp->obj_arg);
+		if (!bp->obj)
+			return -1;
+	}
 
 	evlist__for_each_entry(evlist, evsel) {
 		if (evsel__read_by_perf(evsel)) {
@@ -1337,6 +1344,15 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
 	bpf_program__set_autoload(skel->progs.pause_tracepoint, needs_trigger_program(bp, true));
 	bpf_program__set_autoload(skel->progs.pause_probe, needs_trigger_program(bp, false));
+	/* What a --bpf-pause-obj object tail-calls (only the kinds it can). */
+	bpf_program__set_autoload(skel->progs.pause_obj_open,
+				  bp->obj && bpf_pause_obj__uses_probes(bp->obj));
+	bpf_program__set_autoload(skel->progs.pause_obj_close,
+				  bp->obj && bpf_pause_obj__uses_probes(bp->obj));
+	bpf_program__set_autoload(skel->progs.pause_obj_tp_open,
+				  bp->obj && bpf_pause_obj__uses_tracepoints(bp->obj));
+	bpf_program__set_autoload(skel->progs.pause_obj_tp_close,
+				  bp->obj && bpf_pause_obj__uses_tracepoints(bp->obj));
 	if (compile_preds(bp, skel))
 		return -1;
 	bpf_program__set_autoload(skel->progs.pause_expire_switch, skel->rodata->has_timeouts);
@@ -1358,6 +1374,41 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 		return -1;
 	}
 	return 0;
+}
+
+/* Slot @key of the program array @map: program @prog. */
+static int set_op(struct bpf_map *map, __u32 key, struct bpf_program *prog)
+{
+	int fd = bpf_program__fd(prog);
+
+	return bpf_map_update_elem(bpf_map__fd(map), &key, &fd, BPF_ANY);
+}
+
+/*
+ * --bpf-pause-obj: fill the program arrays its programs tail-call (with
+ * the programs load_skel() loaded for the kinds it has), then load it
+ * with them and attach its programs.
+ */
+static int attach_obj(struct bpf_pause *bp)
+{
+	struct pause_window_bpf *skel = bp->session->skel;
+	bool probes = bpf_pause_obj__uses_probes(bp->obj);
+	bool tps = bpf_pause_obj__uses_tracepoints(bp->obj);
+
+	if ((probes && (set_op(skel->maps.perf_pause_ops, PAUSE_OBJ_OPEN,
+			       skel->progs.pause_obj_open) ||
+			set_op(skel->maps.perf_pause_ops, PAUSE_OBJ_CLOSE,
+			       skel->progs.pause_obj_close))) ||
+	    (tps && (set_op(skel->maps.perf_pause_tp_ops, PAUSE_OBJ_OPEN,
+			    skel->progs.pause_obj_tp_open) ||
+		     set_op(skel->maps.perf_pause_tp_ops, PAUSE_OBJ_CLOSE,
+			    skel->progs.pause_obj_tp_close)))) {
+		pr_err("--bpf-pause-obj: cannot hand perf's programs to the object: %s\n",
+		       strerror(errno));
+		return -1;
+	}
+	return bpf_pause_obj__attach(bp->obj, probes ? bpf_map__fd(skel->maps.perf_pause_ops) : -1,
+				     tps ? bpf_map__fd(skel->maps.perf_pause_tp_ops) : -1);
 }
 
 int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
@@ -1443,6 +1494,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 				goto out;
 		}
 	}
+	if (!s->attached && bp->obj && attach_obj(bp))
+		goto out;
 	if (!s->attached)
 		s->start_ns = monotonic_ns();
 	s->attached = true;
@@ -1560,6 +1613,9 @@ void bpf_pause__cleanup(struct bpf_pause *bp)
 {
 	struct bpf_pause_session *s = bp->session;
 
+	/* Its programs call perf's: gone first. */
+	bpf_pause_obj__close(bp->obj);
+	bp->obj = NULL;
 	if (s) {
 		while (s->nr_links > 0)
 			bpf_link__destroy(s->links[--s->nr_links]);

@@ -15,6 +15,7 @@
 
 #include "bpf_pause_spec.h"
 
+struct bpf_pause_obj;
 struct bpf_pause_session;
 struct evlist;
 struct option;
@@ -79,6 +80,8 @@ struct bpf_pause {
 	const char		*inherit_hint;	/* what turns inherit off */
 	bool			boundaries;	/* perf record: window-open/-close events */
 	bool			window_values;	/* perf stat: counts per window */
+	const char		*obj_arg;	/* --bpf-pause-obj=FILE[,NAME=VALUE...] */
+	struct bpf_pause_obj	*obj;		/* it, opened by bpf_pause__prepare() */
 	struct bpf_pause_session *session;	/* what bpf_pause__install() set up */
 	struct bpf_pause_report	*report;	/* -I and -r: what was printed before */
 };
@@ -97,6 +100,8 @@ struct bpf_pause {
 	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{p|r}:[EXE:]FUNC, tp:{p|r}:CATEGORY:NAME, sdt:{p|r}:EXE:PROVIDER:NAME, each optionally followed by {FILTER; every=N; max=N; timeout=T}"
 #define BPF_PAUSE_WORKLOAD_HELP \
 	"With -a or -C, only the workload and the processes it forks open windows (default: any thread hitting a trigger)"
+#define BPF_PAUSE_OBJ_HELP \
+	"Load BPF object FILE, setting its global variables NAME to VALUE, and attach its programs by their SEC() names: they open and close windows with perf_pause_open() and perf_pause_close() (tools/perf/include/bpf/perf_pause.h)"
 #define BPF_PAUSE_SWITCH_ON_HELP \
 	"Start with the events paused, resume them in the kernel when EVENT (CATEGORY:NAME, kprobe:FUNC, uprobe:EXE:FUNC, sdt:EXE:PROVIDER:NAME) is hit"
 #define BPF_PAUSE_SWITCH_OFF_HELP \
@@ -106,12 +111,13 @@ struct bpf_pause {
 int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset);
+int bpf_pause__parse_obj(const struct option *opt, const char *str, int unset);
 /* Without BPF skeletons, refuse the options above while parsing, saying why. */
 void bpf_pause__set_nobuild(struct option *options);
 
 static inline bool bpf_pause__active(const struct bpf_pause *bp)
 {
-	return bp->specs.nr > 0 || bp->workload_only;
+	return bp->specs.nr > 0 || bp->workload_only || bp->obj_arg;
 }
 
 #ifdef HAVE_BPF_SKEL

@@ -61,11 +61,31 @@ int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int u
 	return add_switch(opt, str, unset, false);
 }
 
+int bpf_pause__parse_obj(const struct option *opt, const char *str, int unset)
+{
+	struct bpf_pause *bp = opt->value;
+
+	if (unset) {
+		bp->obj_arg = NULL;
+		return 0;
+	}
+	if (bp->obj_arg) {
+		pr_err("--%s: one object only (it has %s already): let it attach all its programs\n",
+		       opt->long_name, bp->obj_arg);
+		return -1;
+	}
+	bp->obj_arg = str;
+	if (!bp->option)
+		bp->option = opt->long_name;
+	return 0;
+}
+
 void bpf_pause__set_nobuild(struct option *options __maybe_unused)
 {
 #ifndef HAVE_BPF_SKEL
 	static const char * const names[] = {
 		"bpf-pause", "bpf-aux-pause", "switch-on", "switch-off", "bpf-pause-workload",
+		"bpf-pause-obj",
 	};
 
 	/* Not ignored, as --off-cpu is: everything would be counted. */

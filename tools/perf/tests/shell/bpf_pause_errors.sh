@@ -104,6 +104,28 @@ for cmd in record stat; do
   fi
 done
 
+# --bpf-pause-obj: the object, its settings, one object.
+obj=$(pw_example_obj)
+if [ -n "${obj}" ]; then
+  for cmd in record stat; do
+    expect_error "no/such.bpf.o: cannot open it as a BPF object" \
+      ${cmd} -e task-clock --bpf-pause-obj=no/such.bpf.o
+    expect_error "cannot open it as a BPF object" ${cmd} -e task-clock --bpf-pause-obj=/bin/true
+    expect_error "'threshold=1': it has no global variable threshold (it has: syscall_nr, threshold_ns)" \
+      ${cmd} -e task-clock --bpf-pause-obj="${obj},threshold=1"
+    expect_error "'threshold_ns=-1': not a non-negative integer that fits in threshold_ns's 8 bytes" \
+      ${cmd} -e task-clock --bpf-pause-obj="${obj},threshold_ns=-1"
+    expect_error "'syscall_nr=x': not an integer" \
+      ${cmd} -e task-clock --bpf-pause-obj="${obj},syscall_nr=x"
+    expect_error "'nr': not NAME=VALUE" ${cmd} -e task-clock --bpf-pause-obj="${obj},nr"
+    expect_error "one object only" \
+      ${cmd} -e task-clock --bpf-pause-obj="${obj}" --bpf-pause-obj="${obj}"
+  done
+else
+  echo "FAIL: pause_slow_calls.bpf.o: not built with perf, nor installed"
+  err=1
+fi
+
 # A function name that two objects of perf each define (static): which one?
 dup=$(nm "${pw_perf}" 2>/dev/null | awk '$2 ~ /^[tT]$/ { print $3 }' | sort | uniq -d |
       grep -v '[.@]' | head -1)

@@ -1054,6 +1054,55 @@ int pause_tracepoint(void *ctx)
 }
 
 /*
+ * --bpf-pause-obj: a user's object opens and closes the current thread's
+ * windows by tail-calling these through perf_pause_ops (its kprobe,
+ * kretprobe, uprobe and uretprobe programs) or perf_pause_tp_ops (its
+ * tracepoint programs), see tools/perf/include/bpf/perf_pause.h: so its
+ * windows nest, follow the thread and are counted as the specs' are.  A
+ * tail call keeps the caller's context: the tracepoint's record, or the
+ * registers.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, PAUSE_OBJ_NR_OPS);
+} perf_pause_ops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+	__uint(max_entries, PAUSE_OBJ_NR_OPS);
+} perf_pause_tp_ops SEC(".maps");
+
+#define PAUSE_OBJ_COOKIE(pause)	PAUSE_COOKIE(PAUSE_BOUNDARY_OBJ, pause, false)
+
+SEC("kprobe")
+int pause_obj_open(struct pt_regs *ctx)
+{
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0);
+}
+
+SEC("kprobe")
+int pause_obj_close(struct pt_regs *ctx)
+{
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0);
+}
+
+SEC("tp")
+int pause_obj_tp_open(void *ctx)
+{
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0);
+}
+
+SEC("tp")
+int pause_obj_tp_close(void *ctx)
+{
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0);
+}
+
+/*
  * timeout=: a thread switched out past its window's deadline closes it
  * (current is still the thread going out).  Per-task sessions pause its
  * events now; CPU-bound ones leave the CPU to pause_follow_switch, which

@@ -92,10 +92,20 @@ struct pause_boundary {
 	__u32 pad;
 };
 
+#define PAUSE_BOUNDARY_OBJ	0xfffffffbU	/* a --bpf-pause-obj program */
 #define PAUSE_BOUNDARY_EXPIRED	0xfffffffcU	/* its trigger's timeout= passed */
 #define PAUSE_BOUNDARY_UNWOUND	0xfffffffdU	/* its function was left by longjmp */
 #define PAUSE_BOUNDARY_EXIT	0xfffffffeU	/* its thread exited */
 #define PAUSE_BOUNDARY_EXEC	0xffffffffU	/* its thread exec'd */
+
+/*
+ * --bpf-pause-obj: the programs a user's object tail-calls to open and
+ * close the current thread's windows, by their index in perf_pause_ops
+ * and perf_pause_tp_ops (tools/perf/include/bpf/perf_pause.h).
+ */
+#define PAUSE_OBJ_OPEN		0
+#define PAUSE_OBJ_CLOSE		1
+#define PAUSE_OBJ_NR_OPS	2
 
 /*
  * A probe's attach cookie: the spec's index, whether it pauses, and

@@ -1,0 +1,128 @@
+#!/bin/bash
+# perf --bpf-pause-obj: windows opened by user-written BPF objects
+# SPDX-License-Identifier: GPL-2.0
+#
+# examples/bpf/pause_slow_calls.bpf.o opens a window around each
+# clock_nanosleep() of a thread whose previous one took threshold_ns or
+# more.  Every nap of 'perf test -w pause_window' sleeps 2 ms and is one
+# context switch (one before the rounds, then 5 a round: 1 outside,
+# PW_SLEEPS inside), so with a threshold of 1 ms every nap but the first is
+# a window with exactly one context switch in it, and with one of an hour
+# none is.  Its errors are tested in bpf_pause_errors.sh.
+
+# pw_* come from lib/pause_window.sh, which the build's shellcheck does
+# not follow.
+# shellcheck disable=SC2154
+
+set -e
+
+# shellcheck source=lib/pause_window.sh
+. "$(dirname "$0")"/lib/pause_window.sh
+
+pw_skip_without_attr_bits "--bpf-pause-obj"
+pw_skip_without_kfunc "--bpf-pause-obj"
+
+case $(uname -m) in
+x86_64) nr=230 ;;	# clock_nanosleep
+aarch64) nr=115 ;;
+*) echo "--bpf-pause-obj [Skipped: clock_nanosleep's number on $(uname -m) is not known here]"
+   exit 2 ;;
+esac
+
+obj=$(pw_example_obj)
+if [ -z "${obj}" ]; then
+  echo "FAIL: pause_slow_calls.bpf.o: not built with perf, nor installed"
+  exit 1
+fi
+
+rounds=4
+naps=$((1 + rounds * (PW_SLEEPS + 1)))
+err=0
+out=$(mktemp /tmp/__perf_test.obj.XXXXX)
+data=$(mktemp /tmp/__perf_test.obj.data.XXXXX)
+log=$(mktemp /tmp/__perf_test.obj.log.XXXXX)
+
+cleanup() {
+  rm -f "${out}" "${data}" "${data}.old" "${log}"
+  trap - EXIT TERM INT
+}
+trap 'cleanup; exit 1' TERM INT
+trap cleanup EXIT
+
+ev=context-switches/action=start-paused/,page-faults/action=start-paused/
+
+# check NAME THRESHOLD WINDOWS [PERF-STAT-OPTIONS]
+check() {
+  local name=$1 threshold=$2 windows=$3
+  shift 3
+
+  echo "--- ${name}"
+  if ! perf stat -x, -o "${out}" -e "${ev}" "$@" \
+      --bpf-pause-obj="${obj},syscall_nr=${nr},threshold_ns=${threshold}" -- \
+      perf test -w pause_window "${rounds}"; then
+    echo "FAIL: ${name}: perf stat --bpf-pause-obj"
+    err=1
+    return
+  fi
+  pw_in_range "${name}: context-switches" "$(pw_value "${out}" context-switches)" \
+    "${windows}" "${windows}" || err=1
+  # A nap faults no page.
+  pw_in_range "${name}: page-faults" "$(pw_value "${out}" page-faults)" 0 0 || err=1
+  pw_in_range "${name}: windows" "$(pw_windows "${out}")" "${windows}" "${windows}" || err=1
+  pw_in_range "${name}: closes" "$(pw_window_stat "${out}" closes)" \
+    "${windows}" "${windows}" || err=1
+  pw_in_range "${name}: unbalanced closes" "$(pw_window_stat "${out}" unbalanced)" 0 0 ||
+    err=1
+}
+
+check "every nap after a slow one" 1000000 $((naps - 1))
+check "none slow" 3600000000000 0
+# Each run's workload is a new process: its first nap opens nothing, and
+# every run counts the same.
+check "-r 2 (a run's counts)" 1000000 $((naps - 1)) -r 2 --no-big-num
+# -a: the CPU's events follow the thread whose window is open.
+check "-a --bpf-pause-workload" 1000000 $((naps - 1)) -a --bpf-pause-workload
+
+# With --bpf-pause triggers: one set of windows per thread.  The uprobe
+# windows (each round's pause_window_inside(), its pages and PW_SLEEPS
+# naps) hold the object's windows of their naps, nested; the object's
+# window of each round's outside nap is an outermost one of its own.
+echo "--- with --bpf-pause triggers"
+if perf stat -x, -o "${out}" -e "${ev}" --bpf-pause="${pw_uprobes}" \
+    --bpf-pause-obj="${obj},syscall_nr=${nr},threshold_ns=1000000" -- \
+    perf test -w pause_window "${rounds}"; then
+  pf=$((rounds * PW_PAGES))
+  # The first uprobe hit maps the uprobe XOL page: a fault in a window.
+  pw_in_range "with triggers: page-faults" "$(pw_value "${out}" page-faults)" \
+    "${pf}" $((pf + 1)) || err=1
+  pw_in_range "with triggers: context-switches" "$(pw_value "${out}" context-switches)" \
+    $((naps - 1)) $((naps - 1)) || err=1
+  pw_in_range "with triggers: windows" "$(pw_windows "${out}")" \
+    $((2 * rounds)) $((2 * rounds)) || err=1
+  pw_in_range "with triggers: nested" "$(pw_window_stat "${out}" nested)" \
+    $((rounds * PW_SLEEPS)) $((rounds * PW_SLEEPS)) || err=1
+  pw_in_range "with triggers: unbalanced closes" "$(pw_window_stat "${out}" unbalanced)" \
+    0 0 || err=1
+else
+  echo "FAIL: perf stat --bpf-pause --bpf-pause-obj"
+  err=1
+fi
+
+echo "--- perf record"
+if perf record -q -o "${data}" -c 1 -e context-switches/action=start-paused/ \
+    --bpf-pause-obj="${obj},syscall_nr=${nr},threshold_ns=1000000" -- \
+    perf test -w pause_window "${rounds}" 2>"${log}"; then
+  samples=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *context-switches' ||
+	    true)
+  opens=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-open' || true)
+  pw_in_range "perf record: context-switch samples" "${samples}" \
+    $((naps - 1)) $((naps - 1)) || err=1
+  pw_in_range "perf record: window-open samples" "${opens}" $((naps - 1)) $((naps - 1)) ||
+    err=1
+else
+  echo "FAIL: perf record --bpf-pause-obj"
+  cat "${log}"
+  err=1
+fi
+
+exit ${err}
