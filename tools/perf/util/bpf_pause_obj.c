@@ -151,7 +151,8 @@ static int set_variable(struct bpf_pause_obj *o, const char *name, const char *v
 		for (__u32 j = 0; j < btf_vlen(sec); j++, vi++) {
 			const struct btf_type *var = btf__type_by_id(btf, vi->type);
 
-			if (!btf_is_var(var) || strcmp(btf__name_by_offset(btf, var->name_off), name))
+			if (!btf_is_var(var) ||
+			    strcmp(btf__name_by_offset(btf, var->name_off), name))
 				continue;
 			if (!btf_int(btf, var->type, vi->size, &is_signed) ||
 			    (vi->size != 1 && vi->size != 2 && vi->size != 4 && vi->size != 8)) {
@@ -280,8 +281,8 @@ static int attach_program(struct bpf_pause_obj *o, struct bpf_program *prog)
 
 		if (err == EOPNOTSUPP || err == ESRCH || err == ENOENT)
 			pr_err("%s: %s: program %s: SEC(\"%s\") names nothing to attach to here (%s): write the probe in it, e.g. SEC(\"kprobe/FUNC\"), SEC(\"uprobe//PATH:FUNC\"), SEC(\"tp/CATEGORY/NAME\")\n",
-			       OPT, o->file, bpf_program__name(prog), bpf_program__section_name(prog),
-			       strerror(err));
+			       OPT, o->file, bpf_program__name(prog),
+			       bpf_program__section_name(prog), strerror(err));
 		else
 			pr_err("%s: %s: cannot attach program %s (SEC(\"%s\")): %s\n", OPT, o->file,
 			       bpf_program__name(prog), bpf_program__section_name(prog),
