@@ -1566,6 +1566,8 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 	counts[BPF_PAUSE_UNTRACKED] = sum.untracked;
 	counts[BPF_PAUSE_MISSED] = prog_misses(skel->progs.pause_probe) +
 				   prog_misses(skel->progs.pause_tracepoint) + sum.switching;
+	if (bp->obj)
+		counts[BPF_PAUSE_MISSED] += bpf_pause_obj__misses(bp->obj);
 	counts[BPF_PAUSE_ERRORS] = sum.errors;
 	return 0;
 }

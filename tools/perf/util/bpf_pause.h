@@ -101,7 +101,7 @@ struct bpf_pause {
 #define BPF_PAUSE_WORKLOAD_HELP \
 	"With -a or -C, only the workload and the processes it forks open windows (default: any thread hitting a trigger)"
 #define BPF_PAUSE_OBJ_HELP \
-	"Load BPF object FILE, setting its global variables NAME to VALUE, and attach its programs by their SEC() names: they open and close windows with perf_pause_open() and perf_pause_close() (tools/perf/include/bpf/perf_pause.h)"
+	"Load BPF object FILE, setting its global variables NAME to VALUE, and attach its programs by their SEC() names: they open and close windows with perf_pause_open()/_close() (probes) and perf_pause_tp_open()/_close() (tracepoints) of tools/perf/include/bpf/perf_pause.h"
 #define BPF_PAUSE_SWITCH_ON_HELP \
 	"Start with the events paused, resume them in the kernel when EVENT (CATEGORY:NAME, kprobe:FUNC, uprobe:EXE:FUNC, sdt:EXE:PROVIDER:NAME) is hit"
 #define BPF_PAUSE_SWITCH_OFF_HELP \

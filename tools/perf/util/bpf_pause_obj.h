@@ -8,6 +8,7 @@
 #define PERF_UTIL_BPF_PAUSE_OBJ_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 struct bpf_pause_obj;
 
@@ -24,6 +25,8 @@ bool bpf_pause_obj__uses_tracepoints(const struct bpf_pause_obj *obj);
  * for one that is not filled), load it and attach its programs.
  */
 int bpf_pause_obj__attach(struct bpf_pause_obj *obj, int ops_fd, int tp_ops_fd);
+/* Hits its programs missed (another BPF program was running). */
+__u64 bpf_pause_obj__misses(const struct bpf_pause_obj *obj);
 void bpf_pause_obj__close(struct bpf_pause_obj *obj);
 
 #endif /* PERF_UTIL_BPF_PAUSE_OBJ_H */

@@ -15,12 +15,16 @@
  *
  * A tail call does not return: call them last, as 'return
  * perf_pause_open(ctx);', with the program's own context.  They return
- * (-1) only if perf did not load the object.  They work
- * from kprobe, kretprobe, uprobe, uretprobe and ksyscall programs
- * (perf_pause_open/close) and from tracepoint programs, SEC("tp/...") or
- * SEC("tracepoint/...") (perf_pause_tp_open/close), none of them
- * sleepable.  Include vmlinux.h (or <linux/bpf.h>) and
- * <bpf/bpf_helpers.h> first.
+ * (-1) if the tail call fails: the object was not loaded by perf, or the
+ * program nests too deep in tail calls.  perf_pause_open/close work in
+ * kprobe, kretprobe, uprobe, uretprobe, ksyscall and kretsyscall
+ * programs, perf_pause_tp_open/close in tracepoint programs
+ * (SEC("tp/...") or SEC("tracepoint/...")); the kernel lets no other
+ * kind call them (a program tail-calls only programs of its own type,
+ * attach type and sleepability: not kprobe.multi, uprobe.multi,
+ * kprobe.session, uprobe.s, fentry, tp_btf, raw_tp), and perf refuses to
+ * load an object whose program calls the helpers of the other kind.
+ * Include vmlinux.h (or <linux/bpf.h>) and <bpf/bpf_helpers.h> first.
  */
 #ifndef __PERF_PAUSE_H
 #define __PERF_PAUSE_H

@@ -105,7 +105,7 @@ for cmd in record stat; do
 done
 
 # --bpf-pause-obj: the object, its settings, one object.
-obj=$(pw_example_obj)
+obj=$(pw_example_obj pause_slow_calls)
 if [ -n "${obj}" ]; then
   for cmd in record stat; do
     expect_error "no/such.bpf.o: cannot open it as a BPF object" \
@@ -117,6 +117,9 @@ if [ -n "${obj}" ]; then
       ${cmd} -e task-clock --bpf-pause-obj="${obj},threshold_ns=-1"
     expect_error "'syscall_nr=x': not an integer" \
       ${cmd} -e task-clock --bpf-pause-obj="${obj},syscall_nr=x"
+    # strtoll() would skip the space and take the rest.
+    expect_error "'syscall_nr= 1': not an integer" \
+      ${cmd} -e task-clock --bpf-pause-obj="${obj},syscall_nr= 1"
     expect_error "'nr': not NAME=VALUE" ${cmd} -e task-clock --bpf-pause-obj="${obj},nr"
     expect_error "one object only" \
       ${cmd} -e task-clock --bpf-pause-obj="${obj}" --bpf-pause-obj="${obj}"

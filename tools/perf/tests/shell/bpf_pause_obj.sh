@@ -2,13 +2,16 @@
 # perf --bpf-pause-obj: windows opened by user-written BPF objects
 # SPDX-License-Identifier: GPL-2.0
 #
-# examples/bpf/pause_slow_calls.bpf.o opens a window around each
+# The example objects, on the workload's naps, exactly.
+# examples/bpf/pause_slow_calls.bpf.o (tracepoint programs) opens a window around each
 # clock_nanosleep() of a thread whose previous one took threshold_ns or
 # more.  Every nap of 'perf test -w pause_window' sleeps 2 ms and is one
 # context switch (one before the rounds, then 5 a round: 1 outside,
 # PW_SLEEPS inside), so with a threshold of 1 ms every nap but the first is
 # a window with exactly one context switch in it, and with one of an hour
-# none is.  Its errors are tested in bpf_pause_errors.sh.
+# none is.  examples/bpf/pause_between.bpf.o (kprobes on the syscalls)
+# windows the naps between getppid() and getpgid(): the PW_SLEEPS naps
+# inside each round.  The errors are tested in bpf_pause_errors.sh.
 
 # pw_* come from lib/pause_window.sh, which the build's shellcheck does
 # not follow.
@@ -29,9 +32,10 @@ aarch64) nr=115 ;;
    exit 2 ;;
 esac
 
-obj=$(pw_example_obj)
-if [ -z "${obj}" ]; then
-  echo "FAIL: pause_slow_calls.bpf.o: not built with perf, nor installed"
+obj=$(pw_example_obj pause_slow_calls)
+between=$(pw_example_obj pause_between)
+if [ -z "${obj}" ] || [ -z "${between}" ]; then
+  echo "FAIL: examples/bpf/pause_slow_calls.bpf.o or pause_between.bpf.o: not built with perf, nor installed"
   exit 1
 fi
 
@@ -51,14 +55,13 @@ trap cleanup EXIT
 
 ev=context-switches/action=start-paused/,page-faults/action=start-paused/
 
-# check NAME THRESHOLD WINDOWS [PERF-STAT-OPTIONS]
+# check NAME OBJ[,SETTINGS] WINDOWS [PERF-STAT-OPTIONS]: WINDOWS naps.
 check() {
-  local name=$1 threshold=$2 windows=$3
+  local name=$1 arg=$2 windows=$3
   shift 3
 
   echo "--- ${name}"
-  if ! perf stat -x, -o "${out}" -e "${ev}" "$@" \
-      --bpf-pause-obj="${obj},syscall_nr=${nr},threshold_ns=${threshold}" -- \
+  if ! perf stat -x, -o "${out}" -e "${ev}" "$@" --bpf-pause-obj="${arg}" -- \
       perf test -w pause_window "${rounds}"; then
     echo "FAIL: ${name}: perf stat --bpf-pause-obj"
     err=1
@@ -75,13 +78,18 @@ check() {
     err=1
 }
 
-check "every nap after a slow one" 1000000 $((naps - 1))
-check "none slow" 3600000000000 0
+slow="${obj},syscall_nr=${nr}"
+check "every nap after a slow one" "${slow},threshold_ns=1000000" $((naps - 1))
+check "none slow" "${slow},threshold_ns=3600000000000" 0
+check "0x threshold" "${slow},threshold_ns=0xf4240" $((naps - 1))
 # Each run's workload is a new process: its first nap opens nothing, and
 # every run counts the same.
-check "-r 2 (a run's counts)" 1000000 $((naps - 1)) -r 2 --no-big-num
+check "-r 2 (a run's counts)" "${slow},threshold_ns=1000000" $((naps - 1)) -r 2 --no-big-num
 # -a: the CPU's events follow the thread whose window is open.
-check "-a --bpf-pause-workload" 1000000 $((naps - 1)) -a --bpf-pause-workload
+check "-a --bpf-pause-workload" "${slow},threshold_ns=1000000" $((naps - 1)) \
+  -a --bpf-pause-workload
+check "kprobes: the naps between getppid() and getpgid()" "${between}" \
+  $((rounds * PW_SLEEPS))
 
 # With --bpf-pause triggers: one set of windows per thread.  The uprobe
 # windows (each round's pause_window_inside(), its pages and PW_SLEEPS

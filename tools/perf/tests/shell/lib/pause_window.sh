@@ -12,15 +12,15 @@ pw_uprobes="uprobe:r:${pw_perf}:pause_window_inside,uretprobe:p:${pw_perf}:pause
 pw_tps="tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid"
 pw_kprobes="kretprobe:r:__x64_sys_getppid,kprobe:p:__x64_sys_getpgid"
 
-# pw_example_obj: --bpf-pause-obj's example object, built with perf (next
-# to it) or installed in its exec path; empty if neither.
+# pw_example_obj NAME: --bpf-pause-obj's example object NAME.bpf.o, built
+# with perf (next to it) or installed in its exec path; empty if neither.
 pw_example_obj() {
   local dir
 
   for dir in "$(dirname "$(realpath "${pw_perf}")")/examples/bpf" \
 	     "$(perf --exec-path)/examples/bpf"; do
-    if [ -f "${dir}/pause_slow_calls.bpf.o" ]; then
-      echo "${dir}/pause_slow_calls.bpf.o"
+    if [ -f "${dir}/$1.bpf.o" ]; then
+      echo "${dir}/$1.bpf.o"
       return
     fi
   done
