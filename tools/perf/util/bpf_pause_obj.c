@@ -147,8 +147,8 @@ static bool is_data_sec(const char *name)
 }
 
 /* Call @fn on each global (not static) variable of @btf until it returns true. */
-static bool for_each_variable(const struct btf *btf, bool (*fn)(struct obj_var *v, void *arg),
-			      void *arg)
+static bool walk_variables(const struct btf *btf, bool (*fn)(struct obj_var *v, void *arg),
+			   void *arg)
 {
 	for (__u32 id = 1; id < btf__type_cnt(btf); id++) {
 		const struct btf_type *sec = btf__type_by_id(btf, id);
@@ -215,8 +215,8 @@ static int set_variable(struct bpf_pause_obj *o, const char *name, const char *v
 		       OPT, o->file, name, value, name);
 		return -1;
 	}
-	if (!for_each_variable(btf, find_named, &v)) {
-		for_each_variable(btf, add_name, &n);
+	if (!walk_variables(btf, find_named, &v)) {
+		walk_variables(btf, add_name, &n);
 		pr_err("%s: %s: '%s=%s': it has no global variable %s (it has: %s)\n", OPT,
 		       o->file, name, value, name, names[0] ? names : "none");
 		return -1;

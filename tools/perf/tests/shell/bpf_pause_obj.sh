@@ -35,7 +35,7 @@ esac
 obj=$(pw_example_obj pause_slow_calls)
 between=$(pw_example_obj pause_between)
 if [ -z "${obj}" ] || [ -z "${between}" ]; then
-  echo "FAIL: examples/bpf/pause_slow_calls.bpf.o or pause_between.bpf.o: not built with perf, nor installed"
+  echo "FAIL: the example objects (examples/bpf/): not built with perf, nor installed"
   exit 1
 fi
 
