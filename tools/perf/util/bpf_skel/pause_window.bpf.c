@@ -1062,19 +1062,17 @@ int pause_tracepoint(void *ctx)
  * tail call keeps the caller's context: the tracepoint's record, or the
  * registers.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, PAUSE_OBJ_NR_OPS);
-} perf_pause_ops SEC(".maps");
+/*
+ * The arrays, declared once, where the objects see them too; perf fills
+ * slot PERF_PAUSE_OPEN and PERF_PAUSE_CLOSE of each with the programs
+ * below.
+ */
+#include "../../include/bpf/perf_pause.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(__u32));
-	__uint(max_entries, PAUSE_OBJ_NR_OPS);
-} perf_pause_tp_ops SEC(".maps");
+#if PERF_PAUSE_OPEN != PAUSE_OBJ_OPEN || PERF_PAUSE_CLOSE != PAUSE_OBJ_CLOSE || \
+	PERF_PAUSE_NR_OPS != PAUSE_OBJ_NR_OPS
+#error "perf_pause.h and pause_window.h disagree on the program arrays"
+#endif
 
 #define PAUSE_OBJ_COOKIE(pause)	PAUSE_COOKIE(PAUSE_BOUNDARY_OBJ, pause, false)
 
