@@ -72,51 +72,83 @@ else
 	[ -n "${T:-}" ] && cmd_env="ONLY='$T' $cmd_env"
 	[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
 fi
-if grep -q '^FAIL build' "$results" || [ "$nr_main" -eq 0 ]; then
-	:
-else
-	# --- guest -------------------------------------------------------------------
-	vm=$out/vm
-	mkdir -p "$vm"
-	cmd="$cmd_env $H/run-vm-tests.sh $H/vm-tests.list \$VM_OUT/results"
-	main_timeout=2400
-	[ "${DEBUG:-0}" = 1 ] && main_timeout=6000	# perf's tests alone take ~25 min there
-	VM_TIMEOUT=${VM_TIMEOUT:-$main_timeout} "$H/vm-run.sh" -o "$vm" "$BZIMAGE" "$cmd"
-	vm_rc=$?
-	[ -f "$vm/results" ] && cat "$vm/results" >>"$results"
-	if [ ! -s "$vm/status" ]; then
-		echo "FAIL vm (guest did not finish: $vm/console.log)" | tee -a "$results"
-	elif "$H/check-guest-log.sh" "$vm/console.log"; then
-		echo "PASS guest-kernel-log-clean" | tee -a "$results"
+# check_guest NAME DIR: the verdict on a guest that has stopped.
+check_guest() {
+	local hung
+	if [ ! -s "$2/status" ]; then
+		hung=$(sed -n 's/^=== //p' "$2/output" 2>/dev/null | tail -1)
+		echo "FAIL ${hung:-$1} (the guest ($1) did not finish in it: $2/console.log)"
+	elif "$H/check-guest-log.sh" "$2/console.log"; then
+		echo "PASS guest-kernel-log-clean ($1)"
 	else
-		echo "FAIL guest-kernel-log-clean (WARN/BUG/lockdep/KASAN report: $vm/console.log)" | tee -a "$results"
-	fi
-	[ $vm_rc -eq 0 ] || grep -q '^FAIL' "$results" ||
-		echo "FAIL vm (exit $vm_rc without a failed test)" | tee -a "$results"
+		echo "FAIL guest-kernel-log-clean ($1: WARN/BUG/lockdep/KASAN report: $2/console.log)"
+	fi | tee -a "$results"
+}
+
+# start_guest NAME LIST TIMEOUT SHARE [VAR=VALUE...]: boot a guest in the
+# background that runs LIST's tests with the given variables set, under
+# TIMEOUT seconds, sharing the claims directory SHARE (none if empty).
+# Its output is shown as it comes, each line marked with NAME; it leaves
+# everything in $out/NAME.
+start_guest() {
+	local name=$1 list=$2 timeout=$3 share=$4 dir=$out/$1
+	shift 4
+	mkdir -p "$dir"
+	{
+		VM_TIMEOUT=$timeout VM_SHARE=$share "$H/vm-run.sh" -o "$dir" "$BZIMAGE" \
+			"$* $cmd_env $H/run-vm-tests.sh $list \$VM_OUT/results" 2>&1
+		echo $? >"$dir/rc"
+	} | sed -u "s/^/[$name] /" &
+}
+
+# --- guests ------------------------------------------------------------------
+# The tests of vm-tests.list run in VM_GUESTS guests at once (default 1):
+# each takes the next test, or perf test case, no other has claimed
+# (tests/vm/claim.sh).  A TCG guest keeps about one host core busy, but
+# on the 2-core build machines two guests ran each test twice as slowly
+# (the whole run took as long), so more guests only pay on more cores.
+# After the first of them ends, the deadlock candidates of
+# vm-hang-tests.list run in a guest of their own: a deadlocked CPU cannot
+# be killed from inside, so the guest's timeout ends it and the test that
+# was running is named as the failure.
+guests=${VM_GUESTS:-1}
+main_timeout=2400
+hang_timeout=900		# the storm takes a few minutes
+if [ "${DEBUG:-0}" = 1 ]; then
+	main_timeout=6000	# perf's tests alone take ~25 min there
+	hang_timeout=3000
 fi
-if grep -q '^FAIL build' "$results" || [ "$nr_hang" -eq 0 ]; then
-	:
+main=
+if grep -q '^FAIL build' "$results"; then
+	guests=0 nr_hang=0
+elif [ "$nr_main" -eq 0 ]; then
+	guests=0
 else
-	# --- guest: the tests that could hang it, in a guest of their own ----------
-	# A deadlocked CPU cannot be killed from inside: the guest's timeout
-	# ends it, and the test that was running is named as the failure.
-	hv=$out/vm-hang
-	mkdir -p "$hv"
-	cmd="PERF_PAUSE_STORM_WINDOWS=${PERF_PAUSE_STORM_WINDOWS:-} $cmd_env $H/run-vm-tests.sh $H/vm-hang-tests.list \$VM_OUT/results"
-	# The storm takes a few minutes on the normal kernel, several times
-	# that on the debug one.
-	hang_timeout=900
-	[ "${DEBUG:-0}" = 1 ] && hang_timeout=3000
-	VM_TIMEOUT=${VM_HANG_TIMEOUT:-$hang_timeout} "$H/vm-run.sh" -o "$hv" "$BZIMAGE" "$cmd"
-	[ -f "$hv/results" ] && cat "$hv/results" >>"$results"
-	if [ ! -s "$hv/status" ]; then
-		hung=$(sed -n 's/^=== //p' "$hv/output" | tail -1)
-		echo "FAIL ${hung:-vm-hang} (the guest hung or died in it: $hv/console.log)" | tee -a "$results"
-	elif "$H/check-guest-log.sh" "$hv/console.log"; then
-		echo "PASS guest-kernel-log-clean (hang candidates)" | tee -a "$results"
-	else
-		echo "FAIL guest-kernel-log-clean (hang candidates: $hv/console.log)" | tee -a "$results"
-	fi
+	claims=$out/claims
+	mkdir -p "$claims"
+	for i in $(seq "$guests"); do
+		g=vm$i
+		main="$main $g"
+		share=$claims
+		[ "$guests" = 1 ] && share=
+		start_guest "$g" "$H/vm-tests.list" "${VM_TIMEOUT:-$main_timeout}" "$share"
+	done
+	[ "$nr_hang" -eq 0 ] || wait -n
+fi
+if [ "$nr_hang" -gt 0 ]; then
+	start_guest vm-hang "$H/vm-hang-tests.list" "${VM_HANG_TIMEOUT:-$hang_timeout}" "" \
+		PERF_PAUSE_STORM_WINDOWS="${PERF_PAUSE_STORM_WINDOWS:-}"
+fi
+wait
+for g in $main; do
+	[ -f "$out/$g/results" ] && cat "$out/$g/results" >>"$results"
+	check_guest "$g" "$out/$g"
+	[ "$(cat "$out/$g/rc" 2>/dev/null)" = 0 ] || grep -q '^FAIL' "$results" ||
+		echo "FAIL $g (exit $(cat "$out/$g/rc" 2>/dev/null) without a failed test)" | tee -a "$results"
+done
+if [ "$nr_hang" -gt 0 ]; then
+	[ -f "$out/vm-hang/results" ] && cat "$out/vm-hang/results" >>"$results"
+	check_guest vm-hang "$out/vm-hang"
 fi
 
 # --- summary -----------------------------------------------------------------

@@ -3,8 +3,9 @@
 #
 # The root file system is the host's / over 9p, read-only.  Give the guest
 # the usual pseudo file systems and writable tmpfs, mount the host's output
-# directory (9p tag "out") at $VM_OUT, run the command in $VM_OUT/cmd, and
-# leave its output, exit status and the kernel log there.  Then power off.
+# directory (9p tag "out") at $VM_OUT and, if given, the shared one
+# ("share") at $VM_SHARE, run the command in $VM_OUT/cmd, and leave its
+# output, exit status and the kernel log there.  Then power off.
 # VM_TRACE=1 on the kernel command line (VM_APPEND) traces this script.
 [ -n "${VM_TRACE:-}" ] && PS4='+ $(cut -d" " -f1 /proc/uptime 2>/dev/null) ' && set -x
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
@@ -21,6 +22,10 @@ mount -t debugfs debugfs /sys/kernel/debug
 mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 mkdir -p "$HOME" "$VM_OUT"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out "$VM_OUT"
+# The host directory guests running at once share (VM_SHARE, vm-run.sh).
+mkdir -p /run/vm-share
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 share /run/vm-share 2>/dev/null &&
+	export VM_SHARE=/run/vm-share
 hostname perf-pause-vm 2>/dev/null
 ip link set lo up 2>/dev/null
 # No buffering surprises: perf and the tests log as they go.

@@ -13,7 +13,10 @@ export RESULTS
 failed=0
 while IFS='	' read -r name cmd; do
 	case "$name" in ''|'#'*) continue ;; esac
+	split=
+	case "$name" in +*) split=1 name=${name#+} ;; esac
 	[ -n "${ONLY:-}" ] && case "$name" in $ONLY) ;; *) continue ;; esac
+	[ -n "$split" ] || "$H/tests/vm/claim.sh" "$name" || continue
 	echo "=== $name"
 	before=$(wc -l <"$RESULTS")
 	log=/tmp/test-$(echo "$name" | tr / _).log

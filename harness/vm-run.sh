@@ -7,7 +7,8 @@
 # directory under build/vm/) keeps cmd, output, status, the full kernel log
 # (console.log) and dmesg.  Fails, saying why, when the guest times out,
 # dies without a status, or its kernel log holds a WARN/BUG/lockdep/KASAN
-# report.
+# report.  VM_SHARE=DIR also shares the host directory DIR, writable, at
+# /run/vm-share (guests that run at once split a test list through it).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,6 +47,10 @@ boot() {
 	[ "$1" = kvm ] && cpu=host
 	# VM_TCG_ARGS: extra QEMU options under TCG only (make bench: -icount).
 	[ "$1" = tcg ] && read -ra extra <<<"${VM_TCG_ARGS:-}"
+	# shellcheck disable=SC2054 # QEMU's option values hold the commas
+	[ -n "${VM_SHARE:-}" ] && extra+=(
+		-fsdev "local,id=sharefs,path=$VM_SHARE,security_model=none"
+		-device virtio-9p-pci,fsdev=sharefs,mount_tag=share)
 	rm -f "$out/console.log" "$out/status"
 	: >"$out/output"
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
@@ -74,7 +79,7 @@ if [ -z "$acc" ]; then
 		acc=kvm
 	fi
 fi
-echo "vm-run: booting $(basename "$kernel") ($acc, 2 vCPUs), output in $out" >&2
+echo "vm-run: booting $(basename "$kernel") ($acc, ${VM_SMP:-2} vCPUs), output in $out" >&2
 boot "$acc"
 if [ "$acc" = kvm ] && [ -z "${VM_ACCEL:-}" ]; then
 	for _ in $(seq 40); do

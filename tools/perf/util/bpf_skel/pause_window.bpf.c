@@ -28,6 +28,15 @@
  * counters change atomically, and the CPU state is only touched with
  * preemption disabled (a context switch in between would otherwise find
  * it stale).
+ *
+ * The functions that retry (compare-and-swap loops) or follow a thread
+ * or a CPU (the bpf_loop() over its slots, again when a nested program
+ * changed its depth meanwhile) are global: the verifier checks a global
+ * function once for each program that calls it, knowing only its
+ * arguments' types, instead of again on every path that reaches it.
+ * __noinline keeps clang from folding them into their callers.  Their
+ * pointer arguments are __arg_nonnull (memory of the type's size) or
+ * __arg_trusted (a task), BTF decl tags: clang 14 or later.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -35,6 +44,10 @@
 #include <bpf/bpf_core_read.h>
 
 #include "pause_window.h"
+
+#if !__has_attribute(btf_decl_tag)
+#error "pause_window.bpf.c needs clang 14 or later (btf_decl_tag, for __arg_nonnull)"
+#endif
 
 #define READ_ONCE(x)		(*(volatile typeof(x) *)&(x))
 #define WRITE_ONCE(x, v)	(*(volatile typeof(x) *)&(x) = (v))
@@ -305,7 +318,7 @@ static __u32 range_of(struct pause_thread *pt)
 	return pt->range;
 }
 
-static void thread_follow(struct pause_thread *pt)
+__noinline void thread_follow(struct pause_thread *pt __arg_nonnull)
 {
 	__u32 range = range_of(pt);
 	__u8 want;
@@ -335,9 +348,10 @@ static void thread_follow(struct pause_thread *pt)
 /*
  * CPU-bound sessions: set this CPU's events to what @task's depth says,
  * if the CPU follows @task (see struct cpu_follow).  Context: preemption
- * disabled.
+ * disabled by the caller (a global function: the verifier cannot see
+ * that here).
  */
-static void cpu_follow(struct task_struct *task, bool switching)
+__noinline void cpu_follow(struct task_struct *task __arg_trusted, bool switching)
 {
 	__u32 cpu = bpf_get_smp_processor_id(), key = 0, want;
 	__u32 *range = bpf_map_lookup_elem(&cpu_range, &cpu);
@@ -402,7 +416,8 @@ static bool open_one(struct pause_thread *pt)
  * Close one of @pt's windows: false if none was open.  Windows it
  * inherited are the outer ones: its own (the inner ones) close first.
  */
-static bool close_one(struct pause_thread *pt, bool *last, bool *own)
+__noinline bool close_one(struct pause_thread *pt __arg_nonnull, bool *last __arg_nonnull,
+			  bool *own __arg_nonnull)
 {
 	for (int i = 0; i < 8; i++) {
 		__u64 old = READ_ONCE(pt->depths), new;
@@ -423,7 +438,7 @@ static bool close_one(struct pause_thread *pt, bool *last, bool *own)
 }
 
 /* *@p = max(*@p, @v), against programs of other threads preempting this one. */
-static void grow_to(__u64 *p, __u64 v)
+__noinline void grow_to(__u64 *p __arg_nonnull, __u64 v)
 {
 	for (int i = 0; i < 4; i++) {
 		__u64 old = READ_ONCE(*p);
@@ -596,7 +611,8 @@ static struct pause_frame *top_frame(struct pause_thread *pt)
  * @pop entries, or mark all entries @all skipped.  Returns the innermost
  * entry before the change.
  */
-static bool skip_update(struct pause_thread *pt, bool push, bool skip, __u32 pop, bool all)
+__noinline bool skip_update(struct pause_thread *pt __arg_nonnull, bool push, bool skip,
+			    __u32 pop, bool all)
 {
 	for (int i = 0; i < 4; i++) {
 		__u64 old = READ_ONCE(pt->skip), stack = old & SKIP_MASK, new;
@@ -630,7 +646,8 @@ static bool tracks_skips(void)
  * (and the deeper ones, whose frames were not tracked): false if there
  * were none.  Windows it inherited are the outer ones.
  */
-static bool close_to(struct pause_thread *pt, __u32 depth, bool *last, bool *own)
+__noinline bool close_to(struct pause_thread *pt __arg_nonnull, __u32 depth,
+			 bool *last __arg_nonnull, bool *own __arg_nonnull)
 {
 	for (int i = 0; i < 8; i++) {
 		__u64 old = READ_ONCE(pt->depths), new;
@@ -664,7 +681,7 @@ static __always_inline void close_unwound(void *ctx, struct task_struct *task,
 	bool chained = !close && top_frame(pt) && top_frame(pt)->sp == sp &&
 		       chained_call(task, sp);
 	struct pause_frame *f;
-	bool last, own;
+	bool last = false, own = false;
 
 	for (int i = 0; i < PAUSE_MAX_FRAMES; i++) {
 		f = top_frame(pt);
