@@ -38,7 +38,11 @@ rm -f "$out/output" "$out/status" "$out/dmesg" "$out/console.log"
 printf '%s\n' "$*" >"$out/cmd"
 
 append="console=ttyS0 ignore_loglevel root=/dev/root rootfstype=9p"
-append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000 ro"
+# The root is cached in the guest (cache=loose): nothing changes it while a
+# guest runs, and without the cache every exec read the binary and its
+# libraries over 9p again (perf stat 1.05 s -> 0.37 s, /bin/true 0.3 s ->
+# 0.1 s under TCG).  VM_ROOT_CACHE=none for the uncached mount.
+append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=${VM_ROOT_CACHE:-loose} ro"
 append+=" init=$here/guest-init.sh panic=-1 oops=panic ${VM_APPEND:-}"
 
 # boot ACCEL: start qemu in the background, sets $qpid.
