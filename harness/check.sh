@@ -58,6 +58,9 @@ host_pid=
 if [ -z "${T:-}" ]; then
 	run_host_tests host >"$out/host.out" 2>&1 &
 	host_pid=$!
+	# Background jobs ignore SIGINT: stop them with us, before they
+	# write into the results of a run started again at once.
+	trap 'kill -- $host_pid 2>/dev/null; exit 130' INT TERM
 else
 	targets="kernel perf selftests"
 	echo "T='$T': $nr_main + $nr_hang in-VM test(s), no host tests"
@@ -69,6 +72,7 @@ ${MAKE:-make} -C "$H/.." --no-print-directory $targets
 built=$?
 if [ -n "$host_pid" ]; then
 	wait "$host_pid"
+	trap - INT TERM
 	cat "$out/host.out"
 fi
 if [ "$built" != 0 ]; then
@@ -117,7 +121,7 @@ start_guest() {
 # each takes the next test, or perf test case, no other has claimed
 # (tests/vm/claim.sh).  A TCG guest keeps about one host core busy, but
 # on the 2-core build machines two guests ran each test twice as slowly
-# (the whole run took as long), so more guests only pay on more cores.
+# (the whole run took longer), so more guests only pay on more cores.
 # After the first of them ends, the deadlock candidates of
 # vm-hang-tests.list run in a guest of their own: a deadlocked CPU cannot
 # be killed from inside, so the guest's timeout ends it and the test that

@@ -161,7 +161,8 @@ static void clock_samples(struct __test_metadata *_metadata, __u64 config)
 	struct perf_event_attr attr = sw_attr(config);
 	struct ring ring;
 	struct walk w;
-	int leader, trig[2], err;
+	int leader, trig[2], err, in_last = 0;
+	bool by_resume = false;
 
 	attr.sample_period = 200 * 1000;	/* 200 us */
 	err = open_windowed(&attr, &leader, trig, &ring, &w);
@@ -175,25 +176,40 @@ static void clock_samples(struct __test_metadata *_metadata, __u64 config)
 	EXPECT_EQ(read_count(leader), 0);
 
 	/*
-	 * The window stays open until 10 samples came, or for 1 s: the
-	 * resume must have re-armed the timer, and the timer itself.  A
-	 * fixed 30 ms was flaky under TCG, where a vCPU the host does not
-	 * run takes no timer interrupts while guest time goes on.  A slow
-	 * kernel (KASAN, emulated) may have lowered
-	 * perf_event_max_sample_rate and throttle the group to one sample
-	 * a tick: then one sample is all a window can show.
+	 * The resume itself must arm the timer; a switch-in would start it
+	 * too (pmu->add()), so a window shows it only if its first sample
+	 * came before the thread was switched out: a few tries, as a
+	 * switch may come first.  The window then stays open until 10
+	 * samples came, or for 1 s: a fixed 30 ms was flaky under TCG,
+	 * where a vCPU the host does not run takes no timer interrupts
+	 * while guest time goes on.  A slow kernel (KASAN, emulated) may
+	 * have lowered perf_event_max_sample_rate and throttle the group
+	 * to one sample a tick: then one sample is all a window can show.
 	 */
-	window_open();
-	for (int ms = 0; ms < 1000 && w.in < 10 && !w.throttled; ms += 10) {
-		burn_cpu_ms(10);
-		ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+	for (int try = 0; try < 5 && !by_resume; try++) {
+		long switches = thread_switches();
+		int before = w.in;
+
+		window_open();
+		for (int ms = 0; ms < 100 && w.in == before; ms++) {
+			burn_cpu_ms(1);
+			ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+		}
+		by_resume = w.in > before && thread_switches() == switches;
+		for (int ms = 0; ms < 1000 && w.in - before < 10 && !w.throttled; ms += 10) {
+			burn_cpu_ms(10);
+			ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+		}
+		window_close();
+		in_last = w.in - before;
 	}
-	window_close();
 	burn_cpu_ms(30);
 	ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
-	EXPECT_GE(w.in, w.throttled ? 1 : 10)
+	EXPECT_TRUE(by_resume)
+		TH_LOG("5 windows: none had a sample before a context switch");
+	EXPECT_GE(in_last, w.throttled ? 1 : 10)
 		TH_LOG("at 200 us: %d samples, %d throttles, %d lost, max rate %ld",
-		       w.in, w.throttled, w.lost,
+		       in_last, w.throttled, w.lost,
 		       read_long("/proc/sys/kernel/perf_event_max_sample_rate"));
 	EXPECT_EQ(w.out, 0) TH_LOG("samples after the window closed");
 	close_windowed(leader, trig, &ring);

@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 
@@ -180,6 +181,15 @@ static inline __u64 thread_cpu_ns(void)
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return t.tv_sec * 1000000000ULL + t.tv_nsec;
+}
+
+/* Context switches of the calling thread so far. */
+static inline long thread_switches(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
 static inline void burn_cpu_ms(int ms)

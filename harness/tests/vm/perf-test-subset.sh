@@ -16,9 +16,11 @@ while IFS= read -r desc; do
 	case "$desc" in ''|'#'*) continue ;; esac
 	[ -z "${VM_SHARE:-}" ] || "$H/tests/vm/claim.sh" "perf-test: $desc" || continue
 	# perf test matches on substrings; pick the number of the exact match.
-	num=$(awk -v d="$desc" '{
-		n = $1; sub(/^ *[0-9]+: /, "")
-		if ($0 == d) { sub(/:$/, "", n); print n; exit }
+	# (ENVIRON, not -v: awk would take backslashes as escapes.)
+	num=$(DESC=$desc awk '{
+		n = $1
+		if (!sub(/^ *[0-9]+: /, "")) next
+		if ($0 == ENVIRON["DESC"]) { sub(/:$/, "", n); print n; exit }
 	}' /tmp/perf-test.list)
 	if [ -z "$num" ]; then
 		echo "FAIL perf-test: $desc (not in 'perf test list')" >>"$RESULTS"
@@ -29,11 +31,12 @@ while IFS= read -r desc; do
 	# A hang fails by name; the longest suite (perf stat windows) takes
 	# about 4 minutes under TCG.
 	timeout "${PERF_TEST_TIMEOUT:-600}" "$PERF" test -v "$num" >$out 2>&1
+	status=$?
 	read -r end _ </proc/uptime
 	# The progress line (the count of each verdict, the time), then the
 	# result.  The verdict is the last " : Ok|Skip|FAILED!" of the case
 	# itself (num:); a suite of subtests prints one per subtest (num.N:).
-	awk -v num="$num" -v desc="$desc" -v start="$start" -v end="$end" '
+	awk -v num="$num" -v desc="$desc" -v start="$start" -v end="$end" -v status="$status" '
 	function verdict_of(line) { sub(/.* : /, "", line); return line }
 	$0 ~ "^ *" num "(\\.[0-9]+)?: .* : " {
 		v = verdict_of($0)
@@ -47,7 +50,8 @@ while IFS= read -r desc; do
 		line = "perf test " num " (" desc "): "
 		for (i = 1; i <= nv; i++) line = line count[order[i]] " " order[i] " "
 		printf "%sin %.2fs\n", line, end - start
-		if (own == "Ok") r = "PASS perf-test: " desc
+		if (status == 124) r = "FAIL perf-test: " desc " (timed out)"
+		else if (own == "Ok") r = "PASS perf-test: " desc
 		else if (own ~ /^Skip/) r = "SKIP perf-test: " desc " " own
 		else if (own != "") r = "FAIL perf-test: " desc " (" own ")"
 		else if (sub_failed) r = "FAIL perf-test: " desc

@@ -41,7 +41,7 @@ expect_error() {
     err=1
     return
   fi
-  while IFS= read -r line; do
+  while IFS= read -r line || [ -n "${line}" ]; do
     if [[ ${line} == *"${msg}"* ]]; then
       said=${line}
       break
