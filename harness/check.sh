@@ -56,11 +56,19 @@ fi
 targets="kernel perf perf-noskel selftests"
 host_pid=
 if [ -z "${T:-}" ]; then
-	run_host_tests host >"$out/host.out" 2>&1 &
+	# In a process group of their own (set -m), and they ignore SIGINT
+	# as background jobs: stop the group with us, if they still run,
+	# before they write into the results of a run started again at once.
+	set -m
+	{ run_host_tests host; touch "$out/host.done"; } >"$out/host.out" 2>&1 &
 	host_pid=$!
-	# Background jobs ignore SIGINT: stop them with us, before they
-	# write into the results of a run started again at once.
-	trap 'kill -- $host_pid 2>/dev/null; exit 130' INT TERM
+	set +m
+	stop_host_tests() {
+		[ -e "$out/host.done" ] || kill -- -"$host_pid" 2>/dev/null
+		exit "$1"
+	}
+	trap 'stop_host_tests 130' INT
+	trap 'stop_host_tests 143' TERM
 else
 	targets="kernel perf selftests"
 	echo "T='$T': $nr_main + $nr_hang in-VM test(s), no host tests"

@@ -155,6 +155,8 @@ TEST(tracepoint_samples_only_inside_windows)
 	close_windowed(leader, trig, &ring);
 }
 
+#define CLOCK_TRIES	5	/* windows to see one resume arm the timer */
+
 /* A start_paused hrtimer sampling event: no samples until resumed. */
 static void clock_samples(struct __test_metadata *_metadata, __u64 config)
 {
@@ -186,7 +188,7 @@ static void clock_samples(struct __test_metadata *_metadata, __u64 config)
 	 * have lowered perf_event_max_sample_rate and throttle the group
 	 * to one sample a tick: then one sample is all a window can show.
 	 */
-	for (int try = 0; try < 5 && !by_resume; try++) {
+	for (int try = 0; try < CLOCK_TRIES && !by_resume; try++) {
 		long switches = thread_switches();
 		int before = w.in;
 
@@ -201,12 +203,14 @@ static void clock_samples(struct __test_metadata *_metadata, __u64 config)
 			ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
 		}
 		window_close();
+		/* The window's last samples, up to the close: not the next one's. */
+		ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
 		in_last = w.in - before;
 	}
 	burn_cpu_ms(30);
 	ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
 	EXPECT_TRUE(by_resume)
-		TH_LOG("5 windows: none had a sample before a context switch");
+		TH_LOG("%d windows: none had a sample before a context switch", CLOCK_TRIES);
 	EXPECT_GE(in_last, w.throttled ? 1 : 10)
 		TH_LOG("at 200 us: %d samples, %d throttles, %d lost, max rate %ld",
 		       in_last, w.throttled, w.lost,

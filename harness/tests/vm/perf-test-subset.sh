@@ -14,7 +14,7 @@ $PERF test list >/tmp/perf-test.list 2>&1
 rc=0
 while IFS= read -r desc; do
 	case "$desc" in ''|'#'*) continue ;; esac
-	[ -z "${VM_SHARE:-}" ] || "$H/tests/vm/claim.sh" "perf-test: $desc" || continue
+	[ -z "${VM_SHARE:-}" ] || "$H/tests/vm/claim.sh" "perf-test: $desc" </dev/null || continue
 	# perf test matches on substrings; pick the number of the exact match.
 	# (ENVIRON, not -v: awk would take backslashes as escapes.)
 	num=$(DESC=$desc awk '{
@@ -30,13 +30,13 @@ while IFS= read -r desc; do
 	read -r start _ </proc/uptime
 	# A hang fails by name; the longest suite (perf stat windows) takes
 	# about 4 minutes under TCG.
-	timeout "${PERF_TEST_TIMEOUT:-600}" "$PERF" test -v "$num" >$out 2>&1
+	timeout -k 30 "${PERF_TEST_TIMEOUT:-600}" "$PERF" test -v "$num" </dev/null >$out 2>&1
 	status=$?
 	read -r end _ </proc/uptime
 	# The progress line (the count of each verdict, the time), then the
 	# result.  The verdict is the last " : Ok|Skip|FAILED!" of the case
 	# itself (num:); a suite of subtests prints one per subtest (num.N:).
-	awk -v num="$num" -v desc="$desc" -v start="$start" -v end="$end" -v status="$status" '
+	DESC=$desc awk -v num="$num" -v start="$start" -v end="$end" -v status="$status" '
 	function verdict_of(line) { sub(/.* : /, "", line); return line }
 	$0 ~ "^ *" num "(\\.[0-9]+)?: .* : " {
 		v = verdict_of($0)
@@ -47,6 +47,7 @@ while IFS= read -r desc; do
 		else if (v == "Ok") sub_ok = 1
 	}
 	END {
+		desc = ENVIRON["DESC"]
 		line = "perf test " num " (" desc "): "
 		for (i = 1; i <= nv; i++) line = line count[order[i]] " " order[i] " "
 		printf "%sin %.2fs\n", line, end - start
