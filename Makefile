@@ -3,8 +3,12 @@
 # Generic perf event pause/resume: build, boot and test loop.
 #
 #   make run            boot the VM kernel and show perf at work in it
-#   make check          host tests, then every test inside the VM
+#   make check          host tests, then every test inside both guests
 #   make help           every target and variable
+#
+# ARCH=arm64 (make kernel/perf/selftests/vm/check ARCH=arm64) works on the
+# arm64 guest instead of the x86-64 one: QEMU's virt machine, whose PMUv3
+# counts cycles and instructions, with an arm64 Debian root in $(CACHE).
 #
 # The kernel source is Debian's linux-source-7.2 (pinned below), or your
 # own tree with KSRC=/path/to/linux.  Everything built goes to build/; the
@@ -19,20 +23,42 @@ CMD		?= uname -a
 B		:= $(CURDIR)/build
 H		:= $(CURDIR)/harness
 TREE		:= $(B)/linux
-ifeq ($(DEBUG),1)
-KOBJ		:= $(B)/kernel-debug
-FRAGMENTS	:= perf-pause-vm.config perf-pause-vm-debug.config
+
+# The guest's architecture.  Not passed on: every script names its own.
+ARCH		?= x86_64
+CHECK_ARCH	:= $(if $(filter command line environment,$(origin ARCH)),$(ARCH),all)
+MAKEOVERRIDES	:= $(filter-out ARCH=%,$(MAKEOVERRIDES))
+unexport ARCH
+ifeq ($(ARCH),arm64)
+AB		:= $(B)/arm64
+KARCH		:= arm64
+SYSROOT		:= $(CACHE)/arm64/root
+ARCH_FRAGMENT	:= perf-pause-vm-arm64.config
+KIMAGE_PATH	:= arch/arm64/boot/Image
+else ifeq ($(ARCH),x86_64)
+AB		:= $(B)
+KARCH		:= x86_64
+SYSROOT		:=
+ARCH_FRAGMENT	:=
+KIMAGE_PATH	:= arch/x86/boot/bzImage
 else
-KOBJ		:= $(B)/kernel
-FRAGMENTS	:= perf-pause-vm.config
+$(error ARCH=$(ARCH): the guests are x86_64 and arm64)
 endif
-BZIMAGE		:= $(KOBJ)/arch/x86/boot/bzImage
-PERFOBJ		:= $(B)/perf
+ifeq ($(DEBUG),1)
+KOBJ		:= $(AB)/kernel-debug
+FRAGMENTS	:= perf-pause-vm.config $(ARCH_FRAGMENT) perf-pause-vm-debug.config
+else
+KOBJ		:= $(AB)/kernel
+FRAGMENTS	:= perf-pause-vm.config $(ARCH_FRAGMENT)
+endif
+KIMAGE		:= $(KOBJ)/$(KIMAGE_PATH)
+PERFOBJ		:= $(AB)/perf
 PERF		:= $(PERFOBJ)/perf
+SELFTESTS	:= $(AB)/selftests
 
-export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ BZIMAGE PERFOBJ PERF
+export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ KIMAGE PERFOBJ PERF SELFTESTS KARCH SYSROOT CHECK_ARCH
 
-.PHONY: all help deps source tree export-patches kernel perf perf-noskel selftests vm run check fuzz bench series \
+.PHONY: all help deps source tree root export-patches kernel perf perf-noskel selftests vm run check fuzz bench series \
 	bisect-check clean distclean
 
 all: kernel perf
@@ -59,6 +85,12 @@ else
 	@$(H)/make-tree.sh $(TREE) $(KSRC) $(CURDIR)
 endif
 
+## root          ARCH=arm64: the arm64 Debian root the guest boots and perf builds against
+root: deps
+ifeq ($(ARCH),arm64)
+	@$(H)/arm64-root.sh $(CACHE) >/dev/null
+endif
+
 ## export-patches  write build/linux's commits on the base to patches/ (after committing there)
 export-patches:
 	@$(H)/export-patches.sh
@@ -68,27 +100,27 @@ kernel: tree
 	@$(H)/build-kernel.sh $(TREE) $(KOBJ) $(FRAGMENTS)
 
 ## perf          tools/perf from the patched tree, with BPF skeletons
-perf: tree
+perf: tree root
 	@$(H)/build-perf.sh $(TREE) $(PERFOBJ)
 
 ## perf-noskel   the same perf without BPF skeletons (its error messages are tested)
 perf-noskel: tree
-	@NOSKEL=1 $(H)/build-perf.sh $(TREE) $(B)/perf-noskel
+	@NOSKEL=1 $(H)/build-perf.sh $(TREE) $(AB)/perf-noskel
 
 ## selftests     the kselftests and BPF selftests the VM runs (patched uapi, kernel BTF)
-selftests: kernel
-	@$(H)/build-selftests.sh $(TREE) $(B)/selftests
-	@$(H)/build-bpf-selftests.sh $(TREE) $(KOBJ) $(B)/selftests/bpf
+selftests: kernel root
+	@$(H)/build-selftests.sh $(TREE) $(SELFTESTS)
+	@$(H)/build-bpf-selftests.sh $(TREE) $(KOBJ) $(SELFTESTS)/bpf
 
 ## vm            boot the kernel and run CMD='...' in the guest
-vm: kernel
-	@$(H)/vm-run.sh $(BZIMAGE) '$(CMD)'
+vm: kernel root
+	@VM_ARCH=$(KARCH) VM_ROOT=$(SYSROOT) $(H)/vm-run.sh $(KIMAGE) '$(CMD)'
 
 ## run           the demo: record a workload with perf in the guest, report it
 run: kernel perf
 	@$(H)/demo.sh
 
-## check         host tests, then the in-VM tests; ends with "N passed, N failed"
+## check         host tests, then the tests in both guests (ARCH=...: one); ends with "N passed, N failed"
 check: deps
 	@$(H)/check.sh
 

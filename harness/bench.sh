@@ -5,7 +5,7 @@
 # prints the table and leaves build/bench/summary.tsv (metric, value,
 # unit).  Benchmarks measure; they never fail on a figure.
 set -euo pipefail
-: "${H:?run through make bench}" "${B:?}" "${BZIMAGE:?}" "${PERF:?}"
+: "${H:?run through make bench}" "${B:?}" "${KIMAGE:?}" "${PERF:?}"
 out=$B/bench
 mkdir -p "$out"
 vm=$out/vm
@@ -13,14 +13,14 @@ rm -rf "$vm"
 # Under TCG, -icount makes guest time count emulated instructions (1 ns
 # each) instead of following the host's clock: repeatable to 0.1%, where
 # wall time under TCG varies by +-30% from run to run.
-VM_TCG_ARGS="-icount shift=0,sleep=off" "$H/vm-run.sh" -t 1800 -o "$vm" "$BZIMAGE" \
+VM_TCG_ARGS="-icount shift=0,sleep=off" "$H/vm-run.sh" -t 1800 -o "$vm" "$KIMAGE" \
 	"PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
 cp "$vm/summary.tsv" "$out/summary.tsv"
 # Section 5 again with more vCPUs: does a window cost more on a bigger
 # machine?  (-icount runs them all on one host thread: slow, but exact.)
 for smp in ${BENCH_SMP-8 32}; do
 	rm -rf "$vm"
-	VM_SMP=$smp VM_TCG_ARGS="-icount shift=0,sleep=off" "$H/vm-run.sh" -t 1800 -o "$vm" "$BZIMAGE" \
+	VM_SMP=$smp VM_TCG_ARGS="-icount shift=0,sleep=off" "$H/vm-run.sh" -t 1800 -o "$vm" "$KIMAGE" \
 		"SECTIONS=5 PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
 	cat "$vm/summary.tsv" >>"$out/summary.tsv"
 done

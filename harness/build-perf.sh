@@ -6,6 +6,9 @@
 # libperf-test.a archive), Python or Perl bindings.  Fails if the result
 # was built without BPF skeletons, since every BPF feature needs them.
 # NOSKEL=1 builds it without them on purpose (to test what perf says then).
+# KARCH=arm64 SYSROOT=DIR cross-builds it for the arm64 guest against the
+# arm64 root DIR (harness/arm64-root.sh): its libraries and pkg-config
+# files, aarch64-linux-gnu-gcc, and the same clang for the BPF side.
 set -euo pipefail
 tree=${1:?usage: build-perf.sh TREE OBJDIR}
 obj=${2:?usage: build-perf.sh TREE OBJDIR}
@@ -15,14 +18,32 @@ obj=$(cd "$obj" && pwd)
 pmake=(make -C "$tree/tools/perf" O="$obj" -j"${JOBS:-$(nproc)}"
        NO_RUST=1 NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBUNWIND=1 NO_LIBBABELTRACE=1
        BUILD_BPF_SKEL=$([ "${NOSKEL:-0}" = 1 ] && echo 0 || echo 1) CLANG=clang-19 LLVM_CONFIG=llvm-config-19
-       JEVENTS_ARCH=x86 prefix=/usr)
+       prefix=/usr)
+case ${KARCH:-x86_64} in
+x86_64)	pmake+=(JEVENTS_ARCH=x86) ;;
+arm64)
+	: "${SYSROOT:?KARCH=arm64 needs SYSROOT, the arm64 root (harness/arm64-root.sh)}"
+	pmake+=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- JEVENTS_ARCH=arm64
+		EXTRA_CFLAGS="--sysroot=$SYSROOT" LDFLAGS="--sysroot=$SYSROOT"
+		EXTRA_BPF_FLAGS="--sysroot=$SYSROOT" NO_LIBNUMA=1 NO_SLANG=1)
+	export PKG_CONFIG_SYSROOT_DIR=$SYSROOT
+	export PKG_CONFIG_LIBDIR=$SYSROOT/usr/lib/aarch64-linux-gnu/pkgconfig:$SYSROOT/usr/share/pkgconfig
+	;;
+*) echo "build-perf: KARCH=$KARCH: x86_64 or arm64" >&2; exit 2 ;;
+esac
 [ "${V:-0}" = 1 ] || pmake+=(--no-print-directory)
 echo "build-perf: building $obj/perf"
 "${pmake[@]}" >"$obj/build.log" 2>&1 || { tail -40 "$obj/build.log" >&2; echo "build-perf: failed, full log in $obj/build.log" >&2; exit 1; }
 grep -E '^Warning|Makefile.config.*[Ww]arning' "$obj/build.log" >&2 || true
 skel=on
 [ "${NOSKEL:-0}" = 1 ] && skel=OFF
-if ! "$obj/perf" version --build-options | grep -Eq "bpf_skeletons: +\\[ $skel"; then
+if [ "${KARCH:-x86_64}" = arm64 ]; then
+	# No arm64 binary runs here: read the features from the build log.
+	if [ "${NOSKEL:-0}" = 0 ] && [ ! -s "$obj/util/bpf_skel/pause_window.skel.h" ]; then
+		echo "build-perf: perf for arm64 was built without BPF skeletons; see $obj/build.log" >&2
+		exit 1
+	fi
+elif ! "$obj/perf" version --build-options | grep -Eq "bpf_skeletons: +\\[ $skel"; then
 	echo "build-perf: perf's BPF skeletons are not $skel; see $obj/build.log" >&2
 	exit 1
 fi

@@ -1,16 +1,20 @@
 #!/bin/bash
 # usage: check.sh   (run by 'make check'; DEBUG=1 tests the debug kernel)
 #
-# Host tests, then build the kernel and perf, boot the guest once and run
-# every test of harness/vm-tests.list in it.  Prints each result and ends
-# with one line "N passed, N failed, N skipped"; exits non-zero on any
-# failure.  Results and logs stay in build/check/.
+# Host tests, then build the kernels and perf for both guests, boot each
+# guest once and run its tests in it: the x86-64 guest runs
+# harness/vm-tests.list (and the deadlock candidates of vm-hang-tests.list
+# in a guest of their own), the arm64 guest, whose PMU counts cycles and
+# instructions, runs harness/vm-tests-arm64.list.  CHECK_ARCH=x86_64 or
+# arm64 (make check ARCH=...) builds and boots only that guest.  Prints
+# each result and ends with one line "N passed, N failed, N skipped";
+# exits non-zero on any failure.  Results and logs stay in build/check/.
 #
 # T=PATTERN (make check T=pause_counting, T='perf_events/*'): only the
-# in-VM tests whose name matches the shell PATTERN (from both lists), no
+# in-VM tests whose name matches the shell PATTERN (from every list), no
 # host tests, and no perf-noskel build: the quick loop after a change.
 set -uo pipefail
-: "${B:?run through make check}" "${H:?}" "${BZIMAGE:?}" "${PERF:?}"
+: "${B:?run through make check}" "${H:?}" "${CACHE:?}"
 out=$B/check-debug
 [ "${DEBUG:-0}" = 1 ] || out=$B/check
 rm -rf "$out"
@@ -43,17 +47,35 @@ selected() {
 		case "$name" in ${T:-*}) echo "$name" ;; esac
 	done
 }
-nr_main=$(selected "$H/vm-tests.list" | wc -l)
-nr_hang=$(selected "$H/vm-hang-tests.list" | wc -l)
-if [ $((nr_main + nr_hang)) -eq 0 ]; then
-	echo "FAIL T='$T' matches no test of harness/vm-tests.list or vm-hang-tests.list" | tee -a "$results"
+x86=0 arm64=0
+case ${CHECK_ARCH:-all} in
+all) x86=1 arm64=1 ;;
+x86_64) x86=1 ;;
+arm64) arm64=1 ;;
+*) echo "check: CHECK_ARCH=$CHECK_ARCH: all, x86_64 or arm64" >&2; exit 2 ;;
+esac
+nr_main=0 nr_hang=0 nr_arm64=0
+if [ $x86 = 1 ]; then
+	nr_main=$(selected "$H/vm-tests.list" | wc -l)
+	nr_hang=$(selected "$H/vm-hang-tests.list" | wc -l)
+fi
+[ $arm64 = 0 ] || nr_arm64=$(selected "$H/vm-tests-arm64.list" | wc -l)
+if [ $((nr_main + nr_hang + nr_arm64)) -eq 0 ]; then
+	echo "FAIL T='$T' matches no test of harness/vm-tests.list, vm-hang-tests.list or vm-tests-arm64.list" | tee -a "$results"
 	exit 1
 fi
+# The arm64 guest's files, as the Makefile lays them out for ARCH=arm64.
+a64=$B/arm64
+kobj_a64=$a64/kernel
+[ "${DEBUG:-0}" = 1 ] && kobj_a64=$a64/kernel-debug
+kimage_x86=$B/kernel/arch/x86/boot/bzImage
+[ "${DEBUG:-0}" = 1 ] && kimage_x86=$B/kernel-debug/arch/x86/boot/bzImage
 
 # --- host tests --------------------------------------------------------------
 # They run while the build runs (they use none of its output, and most of
 # their time is 20 s of fuzzing on one core); their lines come after it.
 targets="kernel perf perf-noskel selftests"
+[ $((nr_main + nr_hang)) -gt 0 ] || targets=
 host_pid=
 if [ -z "${T:-}" ]; then
 	# In a process group of their own (set -m), and they ignore SIGINT
@@ -70,14 +92,17 @@ if [ -z "${T:-}" ]; then
 	trap 'stop_host_tests 130' INT
 	trap 'stop_host_tests 143' TERM
 else
-	targets="kernel perf selftests"
-	echo "T='$T': $nr_main + $nr_hang in-VM test(s), no host tests"
+	[ -z "$targets" ] || targets="kernel perf selftests"
+	echo "T='$T': $nr_main + $nr_hang x86-64 and $nr_arm64 arm64 in-VM test(s), no host tests"
 fi
 
 # --- build -------------------------------------------------------------------
+built=0
 # shellcheck disable=SC2086
-${MAKE:-make} -C "$H/.." --no-print-directory $targets
-built=$?
+[ -z "$targets" ] || ${MAKE:-make} -C "$H/.." --no-print-directory ARCH=x86_64 $targets || built=1
+if [ "$nr_arm64" -gt 0 ]; then
+	${MAKE:-make} -C "$H/.." --no-print-directory ARCH=arm64 kernel perf selftests || built=1
+fi
 if [ -n "$host_pid" ]; then
 	wait "$host_pid"
 	trap - INT TERM
@@ -91,9 +116,11 @@ else
 
 	# The debug kernel (lockdep, KASAN) runs perf's own tests about five
 	# times slower.
-	cmd_env="H=$H PERF=$PERF TREE=$TREE SELFTESTS=$B/selftests"
+	cmd_env="H=$H TREE=$TREE"
 	[ -n "${T:-}" ] && cmd_env="ONLY='$T' $cmd_env"
 	[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
+	env_x86="PERF=$B/perf/perf SELFTESTS=$B/selftests GUEST_CPUS=2 $cmd_env"
+	env_a64="PERF=$a64/perf/perf SELFTESTS=$a64/selftests GUEST_CPUS=1 $cmd_env"
 fi
 # check_guest NAME DIR: the verdict on a guest that has stopped.
 check_guest() {
@@ -112,14 +139,17 @@ check_guest() {
 # background that runs LIST's tests with the given variables set, under
 # TIMEOUT seconds, sharing the claims directory SHARE (none if empty).
 # Its output is shown as it comes, each line marked with NAME; it leaves
-# everything in $out/NAME.
+# everything in $out/NAME.  An x86-64 guest unless VM_ARCH=arm64 is set.
 start_guest() {
-	local name=$1 list=$2 timeout=$3 share=$4 dir=$out/$1
+	local name=$1 list=$2 timeout=$3 share=$4 dir=$out/$1 image=$kimage_x86 vars=$env_x86
 	shift 4
+	if [ "${VM_ARCH:-}" = arm64 ]; then
+		image=$kobj_a64/arch/arm64/boot/Image vars=$env_a64
+	fi
 	mkdir -p "$dir"
 	{
-		VM_TIMEOUT=$timeout VM_SHARE=$share "$H/vm-run.sh" -o "$dir" "$BZIMAGE" \
-			"$* $cmd_env $H/run-vm-tests.sh $list \$VM_OUT/results" 2>&1
+		VM_TIMEOUT=$timeout VM_SHARE=$share VM_ROOT=$CACHE/arm64/root "$H/vm-run.sh" -o "$dir" "$image" \
+			"$* $vars $H/run-vm-tests.sh $list \$VM_OUT/results" 2>&1
 		echo $? >"$dir/rc"
 	} | sed -u "s/^/[$name] /" &
 }
@@ -141,9 +171,11 @@ if [ "${DEBUG:-0}" = 1 ]; then
 	main_timeout=6000	# perf's tests alone take ~25 min there
 	hang_timeout=3000
 fi
+arm64_timeout=1800
+[ "${DEBUG:-0}" = 1 ] && arm64_timeout=5400
 main=
 if grep -q '^FAIL build' "$results"; then
-	guests=0 nr_hang=0
+	guests=0 nr_hang=0 nr_arm64=0
 elif [ "$nr_main" -eq 0 ]; then
 	guests=0
 else
@@ -156,11 +188,16 @@ else
 		[ "$guests" = 1 ] && share=
 		start_guest "$g" "$H/vm-tests.list" "${VM_TIMEOUT:-$main_timeout}" "$share"
 	done
-	[ "$nr_hang" -eq 0 ] || wait -n
+	[ $((nr_hang + nr_arm64)) -eq 0 ] || wait -n
 fi
 if [ "$nr_hang" -gt 0 ]; then
 	start_guest vm-hang "$H/vm-hang-tests.list" "${VM_HANG_TIMEOUT:-$hang_timeout}" "" \
 		PERF_PAUSE_STORM_WINDOWS="${PERF_PAUSE_STORM_WINDOWS:-}"
+fi
+# The arm64 guest (one vCPU, so one host thread under -icount) runs beside
+# the hang guest, after the main guest's timing-sensitive tests.
+if [ "$nr_arm64" -gt 0 ]; then
+	VM_ARCH=arm64 start_guest vm-arm64 "$H/vm-tests-arm64.list" "${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
 fi
 wait
 for g in $main; do
@@ -172,6 +209,13 @@ done
 if [ "$nr_hang" -gt 0 ]; then
 	[ -f "$out/vm-hang/results" ] && cat "$out/vm-hang/results" >>"$results"
 	check_guest vm-hang "$out/vm-hang"
+fi
+if [ "$nr_arm64" -gt 0 ]; then
+	# Marked, so that a name in both guests is told apart.
+	[ -f "$out/vm-arm64/results" ] && sed 's/^\([A-Z]*\) /\1 arm64: /' "$out/vm-arm64/results" >>"$results"
+	check_guest vm-arm64 "$out/vm-arm64"
+	[ "$(cat "$out/vm-arm64/rc" 2>/dev/null)" = 0 ] || grep -q '^FAIL arm64' "$results" ||
+		echo "FAIL vm-arm64 (exit $(cat "$out/vm-arm64/rc" 2>/dev/null) without a failed test)" | tee -a "$results"
 fi
 
 # --- summary -----------------------------------------------------------------

@@ -5,5 +5,5 @@
 # whole and then only inside one function (in-kernel windows), and prints
 # both reports, both perf.data sizes and their ratio.
 set -euo pipefail
-: "${H:?run through make run}" "${BZIMAGE:?}" "${PERF:?}"
-exec "$H/vm-run.sh" -t 900 "$BZIMAGE" "PERF=$PERF sh $H/demo-guest.sh"
+: "${H:?run through make run}" "${KIMAGE:?}" "${PERF:?}"
+exec "$H/vm-run.sh" -t 900 "$KIMAGE" "PERF=$PERF sh $H/demo-guest.sh"

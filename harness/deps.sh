@@ -15,6 +15,8 @@ pkgs=(
 	zlib1g-dev libslang2-dev python3
 	# guest
 	qemu-system-x86
+	# the arm64 guest (QEMU emulates PMUv3): cross compiler and QEMU
+	gcc-aarch64-linux-gnu qemu-system-arm
 	# perf's documentation, the host-side fuzzer, checkpatch's spdxcheck
 	asciidoc-base xmlto man-db libclang-rt-19-dev python3-ply python3-git
 	# the window timeline's SVG, rendered in the perf record test

@@ -37,4 +37,6 @@ echo $? >"$VM_OUT/status"
 dmesg >"$VM_OUT/dmesg"
 sync
 # reboot(LINUX_REBOOT_CMD_POWER_OFF): no init system to ask.
-exec perl -e 'syscall(169, 0xfee1dead, 672274793, 0x4321fedc, 0); sleep 5'
+nr=169
+[ "$(uname -m)" = aarch64 ] && nr=142
+exec perl -e "syscall($nr, 0xfee1dead, 672274793, 0x4321fedc, 0); sleep 5"

@@ -3,7 +3,11 @@
 #
 # Boot BZIMAGE under QEMU with 2 vCPUs (VM_SMP=N: N), the host's / as a read-only 9p
 # root, run COMMAND (a shell command line) in the guest, print its output
-# as it comes, and exit with its exit status.  OUTDIR (default: a new
+# as it comes, and exit with its exit status.  VM_ARCH=arm64 boots an arm64
+# Image instead on QEMU's virt machine with the PMUv3 it emulates, under
+# -icount shift=0 (cycles and instructions count exactly) and 1 vCPU by
+# default; its root is VM_ROOT (harness/arm64-root.sh) with this
+# repository shared read-only at the same path.  OUTDIR (default: a new
 # directory under build/vm/) keeps cmd, output, status, the full kernel log
 # (console.log) and dmesg.  Fails, saying why, when the guest times out,
 # dies without a status, or its kernel log holds a WARN/BUG/lockdep/KASAN
@@ -37,13 +41,32 @@ rm -f "$out/output" "$out/status" "$out/dmesg" "$out/console.log"
 : >"$out/output"
 printf '%s\n' "$*" >"$out/cmd"
 
-append="console=ttyS0 ignore_loglevel root=/dev/root rootfstype=9p"
+arch=${VM_ARCH:-x86_64}
+repo=$(cd "$here/.." && pwd)
+init=$here/guest-init.sh
+console=ttyS0
+if [ "$arch" = arm64 ]; then
+	: "${VM_ROOT:?VM_ARCH=arm64 needs VM_ROOT, the arm64 root (harness/arm64-root.sh)}"
+	# PID 1 must be on the root: a stub there mounts the repository
+	# (tag "repo") at its host path, then runs guest-init.sh from it.
+	mkdir -p "$VM_ROOT$repo" "$VM_ROOT/sbin"
+	stub='#!/bin/sh
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro repo "$VM_REPO" &&
+	exec "$VM_REPO/harness/guest-init.sh"
+echo "perf-pause-init: cannot mount the repository at $VM_REPO"; exec sleep 5'
+	[ "$(cat "$VM_ROOT/sbin/perf-pause-init" 2>/dev/null)" = "$stub" ] ||
+		{ printf '%s\n' "$stub" >"$VM_ROOT/sbin/perf-pause-init"; chmod +x "$VM_ROOT/sbin/perf-pause-init"; }
+	init=/sbin/perf-pause-init
+	console=ttyAMA0
+fi
+append="console=$console ignore_loglevel root=/dev/root rootfstype=9p"
 # The root is cached in the guest (cache=loose): nothing changes it while a
 # guest runs, and without the cache every exec read the binary and its
 # libraries over 9p again (perf stat 1.05 s -> 0.37 s, /bin/true 0.3 s ->
 # 0.1 s under TCG).  VM_ROOT_CACHE=none for the uncached mount.
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=${VM_ROOT_CACHE:-loose} ro"
-append+=" init=$here/guest-init.sh panic=-1 oops=panic ${VM_APPEND:-}"
+append+=" init=$init panic=-1 oops=panic ${VM_APPEND:-}"
+[ "$arch" = arm64 ] && append+=" VM_REPO=$repo irqchip.gicv3_pseudo_nmi=${VM_PSEUDO_NMI:-1}"
 
 # boot ACCEL: start qemu in the background, sets $qpid.
 boot() {
@@ -57,6 +80,7 @@ boot() {
 		-device virtio-9p-pci,fsdev=sharefs,mount_tag=share)
 	rm -f "$out/console.log" "$out/status"
 	: >"$out/output"
+	[ "$arch" = arm64 ] && { boot_arm64; return; }
 	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
 		-accel "$1" -cpu "$cpu" -smp "${VM_SMP:-2}" -m "${VM_MEM:-2G}" "${extra[@]}" \
 		-nodefaults -display none -no-reboot -monitor none \
@@ -70,6 +94,33 @@ boot() {
 	qpid=$!
 }
 
+# boot_arm64: the arm64 guest, always TCG.  -icount shift=0 makes QEMU count
+# one instruction per ns of virtual time: INST_RETIRED exists only under a
+# fixed shift, and cycles equal instructions.  pauth-impdef: cheap pointer
+# authentication (boots in ~5 s of host time instead of 9-14).  With more
+# than one vCPU each vCPU's counters also see the others' instructions.
+boot_arm64() {
+	local extra=()
+	# shellcheck disable=SC2054 # QEMU's option values hold the commas
+	[ -n "${VM_SHARE:-}" ] && extra+=(
+		-fsdev "local,id=sharefs,path=$VM_SHARE,security_model=none"
+		-device virtio-9p-device,fsdev=sharefs,mount_tag=share)
+	timeout -k 10 "$timeout_s" qemu-system-aarch64 \
+		-machine virt,gic-version=3 -cpu max,pauth-impdef=on \
+		-icount shift=0,sleep=off -smp "${VM_SMP:-1}" -m "${VM_MEM:-2G}" "${extra[@]}" \
+		-nodefaults -display none -no-reboot -monitor none \
+		-serial file:"$out/console.log" \
+		-kernel "$kernel" -append "$append" \
+		-fsdev local,id=rootfs,path="$VM_ROOT",security_model=none,readonly=on,multidevs=remap \
+		-device virtio-9p-device,fsdev=rootfs,mount_tag=/dev/root \
+		-fsdev local,id=repofs,path="$repo",security_model=none,readonly=on,multidevs=remap \
+		-device virtio-9p-device,fsdev=repofs,mount_tag=repo \
+		-fsdev local,id=outfs,path="$out",security_model=none \
+		-device virtio-9p-device,fsdev=outfs,mount_tag=out \
+		</dev/null >"$out/qemu.log" 2>&1 &
+	qpid=$!
+}
+
 # KVM only where a guest really runs under it: on some machines /dev/kvm
 # exists but a guest hangs before printing anything.  Under KVM the kernel
 # reaches init in about a second; give it 20 s, else fall back to TCG.  The
@@ -77,13 +128,16 @@ boot() {
 verdict=$here/../build/.kvm-verdict
 boot_id=$(cat /proc/sys/kernel/random/boot_id)
 acc=${VM_ACCEL:-}
+[ "$arch" = arm64 ] && acc=tcg
 if [ -z "$acc" ]; then
 	acc=tcg
 	if [ -w /dev/kvm ] && ! grep -qx "$boot_id tcg" "$verdict" 2>/dev/null; then
 		acc=kvm
 	fi
 fi
-echo "vm-run: booting $(basename "$kernel") ($acc, ${VM_SMP:-2} vCPUs), output in $out" >&2
+smp=${VM_SMP:-2}
+[ "$arch" = arm64 ] && smp=${VM_SMP:-1}
+echo "vm-run: booting $(basename "$kernel") ($arch, $acc, $smp vCPUs), output in $out" >&2
 boot "$acc"
 if [ "$acc" = kvm ] && [ -z "${VM_ACCEL:-}" ]; then
 	for _ in $(seq 40); do

@@ -16,5 +16,11 @@ if out=$("$h/check-config.sh" "$tmp/dropped" "$tmp/frag1" "$tmp/frag2" 2>&1); th
 else
 	echo "$out" | grep -q "CONFIG_A=y" || { echo "FAIL: message does not name CONFIG_A: $out"; fail=1; }
 fi
+# "is not set" holds for a symbol the architecture does not have at all
+# (CONFIG_ACPI on arm64 without EFI), not for one that is set.
+printf '# CONFIG_E is not set\n' >"$tmp/frag3"
+"$h/check-config.sh" "$tmp/good" "$tmp/frag3" || { echo "FAIL: absent CONFIG_E taken as set"; fail=1; }
+printf 'CONFIG_E=y\n' >"$tmp/has_e"
+"$h/check-config.sh" "$tmp/has_e" "$tmp/frag3" 2>/dev/null && { echo "FAIL: CONFIG_E=y taken as not set"; fail=1; }
 [ $fail -eq 0 ] && echo "ok"
 exit $fail

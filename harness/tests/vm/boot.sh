@@ -5,7 +5,11 @@ check() {
 	if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; fail=1; fi
 }
 check "kernel is the perf-pause build ($(uname -r))" 'uname -r | grep -q -- "-perf-pause"'
-check "2 CPUs online ($(nproc))" '[ "$(nproc)" -eq 2 ]'
+check "${GUEST_CPUS:-2} CPU(s) online ($(nproc))" '[ "$(nproc)" -eq "${GUEST_CPUS:-2}" ]'
+if [ "$(uname -m)" = aarch64 ]; then
+	check "PMUv3 probed (armv8_pmuv3)" '[ -d /sys/bus/event_source/devices/armv8_pmuv3 ]'
+	check "PMU interrupt as a pseudo-NMI" 'dmesg | grep -q "Pseudo-NMI"'
+fi
 check "root is read-only 9p" 'grep -q "^/dev/root / 9p ro," /proc/mounts'
 check "/tmp is writable tmpfs" 'touch /tmp/.w && rm /tmp/.w'
 check "kernel BTF present" '[ -s /sys/kernel/btf/vmlinux ]'
