@@ -22,7 +22,7 @@ pkgs=(
 	mount procps perl-base iproute2 kmod python3-minimal
 	libelf1 libdw1 libtraceevent1 zlib1g libzstd1 libcap2 liblzma5
 	libc6-dev libelf-dev libdw-dev libtraceevent-dev zlib1g-dev
-	libzstd-dev libcap-dev liblzma-dev
+	libzstd-dev libcap-dev liblzma-dev libssl-dev
 )
 
 dir=$cache/arm64

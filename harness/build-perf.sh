@@ -25,7 +25,8 @@ arm64)
 	: "${SYSROOT:?KARCH=arm64 needs SYSROOT, the arm64 root (harness/arm64-root.sh)}"
 	pmake+=(ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- JEVENTS_ARCH=arm64
 		EXTRA_CFLAGS="--sysroot=$SYSROOT" LDFLAGS="--sysroot=$SYSROOT"
-		EXTRA_BPF_FLAGS="--sysroot=$SYSROOT" NO_LIBNUMA=1 NO_SLANG=1)
+		EXTRA_BPF_FLAGS="--sysroot=$SYSROOT -idirafter $SYSROOT/usr/include/aarch64-linux-gnu"
+		NO_LIBNUMA=1 NO_SLANG=1)
 	export PKG_CONFIG_SYSROOT_DIR=$SYSROOT
 	export PKG_CONFIG_LIBDIR=$SYSROOT/usr/lib/aarch64-linux-gnu/pkgconfig:$SYSROOT/usr/share/pkgconfig
 	;;

@@ -35,7 +35,7 @@ static int open_cpu_group(int cpu, int inherit, int trig[2])
 {
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 	long open_id = tracepoint_id("syscalls/sys_enter_getppid");
-	long close_id = tracepoint_id("syscalls/sys_enter_getpgrp");
+	long close_id = tracepoint_id("syscalls/sys_enter_getpgid");
 	struct perf_event_attr t;
 	int fd;
 
@@ -317,6 +317,8 @@ TEST(sharing_refused_for_pmu_that_cannot_pause)
 
 	if (type < 0)
 		SKIP(return, "no pause_test_hw PMU (CONFIG_PERF_PAUSE_TEST_PMU)");
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
 	attr.type = type;
 	fd0 = sys_perf_event_open(&attr, 0, 0, -1, 0);
 	fd1 = sys_perf_event_open(&attr, 0, 1, -1, 0);

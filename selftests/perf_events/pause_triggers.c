@@ -4,7 +4,7 @@
  * the sampling events of their group: samples land only inside windows,
  * the triggers' own samples mark the windows, and a paused sampling event
  * stays paused across throttling, frequency adjustment, PERF_EVENT_IOC_PERIOD
- * and _REFRESH.  Windows are opened by getppid() and closed by getpgrp(),
+ * and _REFRESH.  Windows are opened by getppid() and closed by getpgid(0),
  * see pause_util.h.
  */
 #define _GNU_SOURCE
@@ -91,7 +91,7 @@ static int open_windowed(struct perf_event_attr *leader_attr, int *leader,
 
 		/* Triggers sample too: re-open them with a sample_type. */
 		close(trig[i]);
-		a = tp_attr(tracepoint_id(i ? "syscalls/sys_enter_getpgrp" :
+		a = tp_attr(tracepoint_id(i ? "syscalls/sys_enter_getpgid" :
 						"syscalls/sys_enter_getppid"));
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;

@@ -3,7 +3,7 @@
  * Helpers shared by the pause_* tests: opening events, tracepoint ids,
  * and the windows the tests open and close with trigger events.
  *
- * A window is opened by getppid() and closed by getpgrp(): the tests put
+ * A window is opened by getppid() and closed by getpgid(0): the tests put
  * a sampling tracepoint event on each syscall's entry, with attr.resume
  * and attr.pause, in the group of the events under test.
  */
@@ -113,14 +113,14 @@ static inline void window_open(void)
 
 static inline void window_close(void)
 {
-	syscall(__NR_getpgrp);
+	syscall(__NR_getpgid, 0);
 }
 
 /* Trigger events for window_open() and window_close() in @group_fd's group. */
 static inline int open_window_triggers_inherit(int group_fd, int fds[2], int inherit)
 {
 	long open_id = tracepoint_id("syscalls/sys_enter_getppid");
-	long close_id = tracepoint_id("syscalls/sys_enter_getpgrp");
+	long close_id = tracepoint_id("syscalls/sys_enter_getpgid");
 
 	if (open_id < 0 || close_id < 0)
 		return -ENOENT;

@@ -55,7 +55,7 @@ period=100000
 iters=10000000
 due=$((iters * 2 / period))
 if $PERF record -q -e cycles:u -c $period -o $tmp/data -- $loop $iters 2>$tmp/record.err; then
-	$PERF script -i $tmp/data -F sym >$tmp/syms 2>/dev/null
+	$PERF script -i $tmp/data -F ip,sym >$tmp/syms 2>/dev/null
 	total=$(wc -l <$tmp/syms)
 	inloop=$(grep -cw hw_loop $tmp/syms)
 	if [ "$total" -ge "$due" ] && [ "$total" -le $((due + 1)) ] && [ "$inloop" -ge $((due - 1)) ]; then

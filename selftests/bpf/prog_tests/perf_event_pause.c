@@ -82,7 +82,7 @@ static void window_open(void)
 
 static void window_close(void)
 {
-	syscall(__NR_getpgrp);
+	syscall(__NR_getpgid, 0);
 }
 
 /* A start_paused group {page-faults, context-switches, task-clock} in slot 0. */
@@ -472,7 +472,7 @@ static int pmu_type(const char *name)
 	return type;
 }
 
-/* One pause (getpgrp) or resume (getppid) of slot @slot; its return value. */
+/* One pause (getpgid) or resume (getppid) of slot @slot; its return value. */
 static int call_pause(struct test_perf_event_pause *skel, __u64 slot, bool pause)
 {
 	struct bpf_link *link;
@@ -1076,7 +1076,7 @@ static long tp_id(const char *tp)
 static void *storm_windows(void *arg)
 {
 	static const char * const tps[] = {	/* resume, pause, resume, pause */
-		"syscalls/sys_enter_getppid", "syscalls/sys_enter_getpgrp",
+		"syscalls/sys_enter_getppid", "syscalls/sys_enter_getpgid",
 		"timer/hrtimer_start", "timer/hrtimer_cancel",
 	};
 	struct perf_event_attr clock = {

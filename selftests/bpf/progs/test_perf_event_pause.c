@@ -2,7 +2,7 @@
 /*
  * Windows for perf events, opened and closed by bpf_perf_event_pause()
  * from each kind of probe.  A window opens on entry to getppid() (or the
- * uprobed function) and closes on getpgrp() (or its return), for the
+ * uprobed function) and closes on getpgid(0) (or its return), for the
  * target process only.
  */
 #include "vmlinux.h"
@@ -109,7 +109,7 @@ int BPF_KSYSCALL(kprobe_open)
 	return window(false);
 }
 
-SEC("ksyscall/getpgrp")
+SEC("ksyscall/getpgid")
 int BPF_KSYSCALL(kprobe_close)
 {
 	return window(true);
@@ -121,7 +121,7 @@ int BPF_KRETPROBE(kretprobe_open)
 	return window(false);
 }
 
-SEC("kretsyscall/getpgrp")
+SEC("kretsyscall/getpgid")
 int BPF_KRETPROBE(kretprobe_close)
 {
 	return window(true);
@@ -133,7 +133,7 @@ int tp_open(void *ctx)
 	return window(false);
 }
 
-SEC("tp/syscalls/sys_enter_getpgrp")
+SEC("tp/syscalls/sys_enter_getpgid")
 int tp_close(void *ctx)
 {
 	return window(true);
