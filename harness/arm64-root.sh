@@ -19,7 +19,7 @@ me=arm64-root
 # perf and the tests are built against.
 pkgs=(
 	bash dash coreutils diffutils findutils gawk mawk grep sed util-linux
-	mount procps perl-base iproute2 kmod python3-minimal
+	mount procps perl-base iproute2 kmod python3
 	libelf1 libdw1 libtraceevent1 zlib1g libzstd1 libcap2 liblzma5
 	libc6-dev libelf-dev libdw-dev libtraceevent-dev zlib1g-dev
 	libzstd-dev libcap-dev liblzma-dev libssl-dev

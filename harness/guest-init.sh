@@ -30,6 +30,8 @@ hostname perf-pause-vm 2>/dev/null
 ip link set lo up 2>/dev/null
 # No buffering surprises: perf and the tests log as they go.
 echo 0 >/proc/sys/kernel/perf_event_paranoid 2>/dev/null
+# arm64: counters readable from EL0, as perf test's mmap cases expect.
+echo 1 >/proc/sys/kernel/perf_user_access 2>/dev/null
 
 cd /tmp
 sh -c ". $VM_OUT/cmd" >"$VM_OUT/output" 2>&1 </dev/null

@@ -79,10 +79,10 @@ for lv in "1 10" "2 21"; do
     "$(pw_window_stat "${out}" unbalanced)" 0 0 || err=1
 done
 # Return values: getppid() returns the workload's parent, above 0.
-check "kretprobe retval > 0" "${rounds}" 0 "kretprobe:r:__x64_sys_getppid{retval > 0},${close}"
-check "kretprobe retval < 0" 0 0 "kretprobe:r:__x64_sys_getppid{retval < 0},${close}"
+check "kretprobe retval > 0" "${rounds}" 0 "kretprobe:r:$(pw_sys getppid){retval > 0},${close}"
+check "kretprobe retval < 0" 0 0 "kretprobe:r:$(pw_sys getppid){retval < 0},${close}"
 check "kretprobe retval:s32 > 0" "${rounds}" 0 \
-  "kretprobe:r:__x64_sys_getppid{retval:s32 > 0 && retval:u8 != 0 || retval:u8 == 0},${close}"
+  "kretprobe:r:$(pw_sys getppid){retval:s32 > 0 && retval:u8 != 0 || retval:u8 == 0},${close}"
 # Tracepoint fields by name; 'pid' is sys_enter_getpgid's field, 0 here.
 check "field ret > 0" "${rounds}" 0 "tp:r:syscalls:sys_exit_getppid{ret > 0},${close}"
 check "field ret < 0" 0 0 "tp:r:syscalls:sys_exit_getppid{ret < 0},${close}"

@@ -64,12 +64,12 @@ check "tracepoints, no inherit" 0 yes -i -e "${ev}" --bpf-pause="${pw_tps}"
 check "--switch-on/--switch-off tracepoints" 0 yes -e page-faults,context-switches \
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
 check "--switch-on/--switch-off kprobes" 0 yes -e page-faults,context-switches \
-  --switch-on=kretprobe:__x64_sys_getppid --switch-off=kprobe:__x64_sys_getpgid
+  --switch-on="kretprobe:$(pw_sys getppid)" --switch-off="kprobe:$(pw_sys getpgid)"
 # perf probe events are kprobe and uprobe trace events: they take the
 # kprobe program, through a perf event of the trace event.
 echo "--- perf probe events"
 # (perf probe names a return probe EVENT__return.)
-if perf probe -q -a 'pw:getppid=__x64_sys_getppid%return' -a 'pw:getpgid=__x64_sys_getpgid' &&
+if perf probe -q -a "pw:getppid=$(pw_sys getppid)%return" -a "pw:getpgid=$(pw_sys getpgid)" &&
    perf probe -q -x "${pw_perf}" -a 'pw:inside=pause_window_inside' \
      -a 'pw:inside=pause_window_inside%return'; then
   check "--switch-on/--switch-off perf probe kprobes" 0 yes -e page-faults,context-switches \
@@ -283,9 +283,10 @@ if command -v taskset >/dev/null; then
   pw_in_range "-C 0: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
   pw_in_range "-C 0: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
   echo "--- -a"
+  # On the last CPU: another one than -C 0's where there are two.
   perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
     --bpf-pause="${pw_tps}" --bpf-pause-workload -- \
-    taskset -c 1 perf test -w pause_window "${rounds}"
+    taskset -c "$(($(nproc) - 1))" perf test -w pause_window "${rounds}"
   pw_in_range "-a: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
   pw_in_range "-a: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
 fi

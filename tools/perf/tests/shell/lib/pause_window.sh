@@ -10,7 +10,15 @@ PW_SLEEPS=4	# sleeps, so context switches, in each window
 pw_perf=$(command -v perf)	# the perf under test; also the uprobe EXE
 pw_uprobes="uprobe:r:${pw_perf}:pause_window_inside,uretprobe:p:${pw_perf}:pause_window_inside"
 pw_tps="tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid"
-pw_kprobes="kretprobe:r:__x64_sys_getppid,kprobe:p:__x64_sys_getpgid"
+# The kernel function behind syscall NAME on this architecture.
+pw_sys() {
+  case $(uname -m) in
+  x86_64) echo "__x64_sys_$1" ;;
+  aarch64) echo "__arm64_sys_$1" ;;
+  *) echo "sys_$1" ;;
+  esac
+}
+pw_kprobes="kretprobe:r:$(pw_sys getppid),kprobe:p:$(pw_sys getpgid)"
 
 # pw_example_obj NAME: --bpf-pause-obj's example object NAME.bpf.o, built
 # with perf (next to it) or installed in its exec path; empty if neither.
