@@ -59,9 +59,13 @@ if [ $x86 = 1 ]; then
 	nr_main=$(selected "$H/vm-tests.list" | wc -l)
 	nr_hang=$(selected "$H/vm-hang-tests.list" | wc -l)
 fi
-[ $arm64 = 0 ] || nr_arm64=$(selected "$H/vm-tests-arm64.list" | wc -l)
-if [ $((nr_main + nr_hang + nr_arm64)) -eq 0 ]; then
-	echo "FAIL T='$T' matches no test of harness/vm-tests.list, vm-hang-tests.list or vm-tests-arm64.list" | tee -a "$results"
+nr_arm64_smp=0
+if [ $arm64 = 1 ]; then
+	nr_arm64=$(selected "$H/vm-tests-arm64.list" | wc -l)
+	nr_arm64_smp=$(selected "$H/vm-tests-arm64-smp.list" | wc -l)
+fi
+if [ $((nr_main + nr_hang + nr_arm64 + nr_arm64_smp)) -eq 0 ]; then
+	echo "FAIL T='$T' matches no test of harness/vm-tests*.list or vm-hang-tests.list" | tee -a "$results"
 	exit 1
 fi
 # The arm64 guest's files, as the Makefile lays them out for ARCH=arm64.
@@ -93,14 +97,14 @@ if [ -z "${T:-}" ]; then
 	trap 'stop_host_tests 143' TERM
 else
 	[ -z "$targets" ] || targets="kernel perf selftests"
-	echo "T='$T': $nr_main + $nr_hang x86-64 and $nr_arm64 arm64 in-VM test(s), no host tests"
+	echo "T='$T': $nr_main + $nr_hang x86-64 and $nr_arm64 + $nr_arm64_smp arm64 in-VM test(s), no host tests"
 fi
 
 # --- build -------------------------------------------------------------------
 built=0
 # shellcheck disable=SC2086
 [ -z "$targets" ] || ${MAKE:-make} -C "$H/.." --no-print-directory ARCH=x86_64 $targets || built=1
-if [ "$nr_arm64" -gt 0 ]; then
+if [ $((nr_arm64 + nr_arm64_smp)) -gt 0 ]; then
 	${MAKE:-make} -C "$H/.." --no-print-directory ARCH=arm64 kernel perf selftests || built=1
 fi
 if [ -n "$host_pid" ]; then
@@ -120,7 +124,6 @@ else
 	[ -n "${T:-}" ] && cmd_env="ONLY='$T' $cmd_env"
 	[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
 	env_x86="PERF=$B/perf/perf SELFTESTS=$B/selftests GUEST_CPUS=2 $cmd_env"
-	env_a64="PERF=$a64/perf/perf SELFTESTS=$a64/selftests GUEST_CPUS=1 $cmd_env"
 fi
 # check_guest NAME DIR: the verdict on a guest that has stopped.
 check_guest() {
@@ -135,24 +138,27 @@ check_guest() {
 	fi | tee -a "$results"
 }
 
-# start_guest NAME LIST TIMEOUT SHARE [VAR=VALUE...]: boot a guest in the
-# background that runs LIST's tests with the given variables set, under
-# TIMEOUT seconds, sharing the claims directory SHARE (none if empty).
-# Its output is shown as it comes, each line marked with NAME; it leaves
-# everything in $out/NAME.  An x86-64 guest unless VM_ARCH=arm64 is set.
-start_guest() {
+# run_guest NAME LIST TIMEOUT SHARE [VAR=VALUE...]: boot a guest that runs
+# LIST's tests with the given variables set, under TIMEOUT seconds,
+# sharing the claims directory SHARE (none if empty).  Its output is shown
+# as it comes, each line marked with NAME; it leaves everything in
+# $out/NAME.  An x86-64 guest unless VM_ARCH=arm64 is set (VM_SMP: its
+# vCPUs).  start_guest: the same in the background.
+run_guest() {
 	local name=$1 list=$2 timeout=$3 share=$4 dir=$out/$1 image=$kimage_x86 vars=$env_x86
 	shift 4
 	if [ "${VM_ARCH:-}" = arm64 ]; then
-		image=$kobj_a64/arch/arm64/boot/Image vars=$env_a64
+		image=$kobj_a64/arch/arm64/boot/Image
+		vars="PERF=$a64/perf/perf SELFTESTS=$a64/selftests GUEST_CPUS=${VM_SMP:-1} $cmd_env"
 	fi
 	mkdir -p "$dir"
 	{
 		VM_TIMEOUT=$timeout VM_SHARE=$share VM_ROOT=$CACHE/arm64/root "$H/vm-run.sh" -o "$dir" "$image" \
 			"$* $vars $H/run-vm-tests.sh $list \$VM_OUT/results" 2>&1
 		echo $? >"$dir/rc"
-	} | sed -u "s/^/[$name] /" &
+	} | sed -u "s/^/[$name] /"
 }
+start_guest() { run_guest "$@" & }
 
 # --- guests ------------------------------------------------------------------
 # The tests of vm-tests.list run in VM_GUESTS guests at once (default 1):
@@ -175,7 +181,7 @@ arm64_timeout=1800
 [ "${DEBUG:-0}" = 1 ] && arm64_timeout=5400
 main=
 if grep -q '^FAIL build' "$results"; then
-	guests=0 nr_hang=0 nr_arm64=0
+	guests=0 nr_hang=0 nr_arm64=0 nr_arm64_smp=0
 elif [ "$nr_main" -eq 0 ]; then
 	guests=0
 else
@@ -188,16 +194,24 @@ else
 		[ "$guests" = 1 ] && share=
 		start_guest "$g" "$H/vm-tests.list" "${VM_TIMEOUT:-$main_timeout}" "$share"
 	done
-	[ $((nr_hang + nr_arm64)) -eq 0 ] || wait -n
+	[ $((nr_hang + nr_arm64 + nr_arm64_smp)) -eq 0 ] || wait -n
 fi
 if [ "$nr_hang" -gt 0 ]; then
 	start_guest vm-hang "$H/vm-hang-tests.list" "${VM_HANG_TIMEOUT:-$hang_timeout}" "" \
 		PERF_PAUSE_STORM_WINDOWS="${PERF_PAUSE_STORM_WINDOWS:-}"
 fi
-# The arm64 guest (one vCPU, so one host thread under -icount) runs beside
-# the hang guest, after the main guest's timing-sensitive tests.
-if [ "$nr_arm64" -gt 0 ]; then
-	VM_ARCH=arm64 start_guest vm-arm64 "$H/vm-tests-arm64.list" "${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
+# The arm64 guests (under -icount one host thread each) run beside the
+# hang guest, after the main guest's timing-sensitive tests: first the one
+# with one vCPU (exact counts), then one with two for the tests that need
+# two CPUs (each vCPU's counters see the other's instructions there).
+if [ $((nr_arm64 + nr_arm64_smp)) -gt 0 ]; then
+	{
+		[ "$nr_arm64" -eq 0 ] ||
+			VM_ARCH=arm64 run_guest vm-arm64 "$H/vm-tests-arm64.list" "${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
+		[ "$nr_arm64_smp" -eq 0 ] ||
+			VM_ARCH=arm64 VM_SMP=2 run_guest vm-arm64-smp "$H/vm-tests-arm64-smp.list" \
+				"${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
+	} &
 fi
 wait
 for g in $main; do
@@ -210,13 +224,16 @@ if [ "$nr_hang" -gt 0 ]; then
 	[ -f "$out/vm-hang/results" ] && cat "$out/vm-hang/results" >>"$results"
 	check_guest vm-hang "$out/vm-hang"
 fi
-if [ "$nr_arm64" -gt 0 ]; then
-	# Marked, so that a name in both guests is told apart.
-	[ -f "$out/vm-arm64/results" ] && sed 's/^\([A-Z]*\) /\1 arm64: /' "$out/vm-arm64/results" >>"$results"
-	check_guest vm-arm64 "$out/vm-arm64"
-	[ "$(cat "$out/vm-arm64/rc" 2>/dev/null)" = 0 ] || grep -q '^FAIL arm64' "$results" ||
-		echo "FAIL vm-arm64 (exit $(cat "$out/vm-arm64/rc" 2>/dev/null) without a failed test)" | tee -a "$results"
-fi
+# arm64_results GUEST MARK: GUEST's results, marked (a name in both
+# architectures' lists is told apart), and its verdict.
+arm64_results() {
+	[ -f "$out/$1/results" ] && sed "s/^\([A-Z]*\) /\1 $2: /" "$out/$1/results" >>"$results"
+	check_guest "$1" "$out/$1"
+	[ "$(cat "$out/$1/rc" 2>/dev/null)" = 0 ] || grep -q "^FAIL $2:" "$results" ||
+		echo "FAIL $1 (exit $(cat "$out/$1/rc" 2>/dev/null) without a failed test)" | tee -a "$results"
+}
+[ "$nr_arm64" -eq 0 ] || arm64_results vm-arm64 arm64
+[ "$nr_arm64_smp" -eq 0 ] || arm64_results vm-arm64-smp arm64-smp
 
 # --- summary -----------------------------------------------------------------
 pass=$(grep -c '^PASS' "$results")

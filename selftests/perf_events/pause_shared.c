@@ -84,6 +84,13 @@ static int open_instances(struct __test_metadata *_metadata, int fd[2],
 {
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin(1) || pin(0))
 		return -ENODEV;
+	/*
+	 * Fault in the text of what the windows run (mmap, madvise, munmap):
+	 * a forked test process maps none of the parent's file pages (fork
+	 * copies no file-backed PTEs), and whether a fault-around already
+	 * covered them depends on libc's layout (one fault more on arm64).
+	 */
+	touch_fresh_pages(1);
 	for (int c = 0; c < 2; c++) {
 		fd[c] = open_cpu_group(c, inherit, trig[c]);
 		if (fd[c] < 0)
@@ -345,12 +352,16 @@ static int start_thread_on(int cpu, void *(*fn)(void *), pthread_t *t)
 {
 	pthread_attr_t pa;
 	cpu_set_t set;
+	char c;
 
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	pthread_attr_init(&pa);
 	pthread_attr_setaffinity_np(&pa, sizeof(set), &set);
 	if (pipe(pipes[0]) || pipe(pipes[1]))
+		return -1;
+	/* The threads' windows write and read pipes: fault that text in here. */
+	if (write(pipes[1][1], "w", 1) != 1 || read(pipes[1][0], &c, 1) != 1)
 		return -1;
 	return pthread_create(t, &pa, fn, NULL) ? -1 : 0;
 }
