@@ -46,7 +46,8 @@ $(error ARCH=$(ARCH): the guests are x86_64 and arm64)
 endif
 ifeq ($(DEBUG),1)
 KOBJ		:= $(AB)/kernel-debug
-FRAGMENTS	:= perf-pause-vm.config $(ARCH_FRAGMENT) perf-pause-vm-debug.config
+FRAGMENTS	:= perf-pause-vm.config $(ARCH_FRAGMENT) perf-pause-vm-debug.config \
+		   $(ARCH_FRAGMENT:.config=-debug.config)
 else
 KOBJ		:= $(AB)/kernel
 FRAGMENTS	:= perf-pause-vm.config $(ARCH_FRAGMENT)
