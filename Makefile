@@ -24,9 +24,15 @@ B		:= $(CURDIR)/build
 H		:= $(CURDIR)/harness
 TREE		:= $(B)/linux
 
-# The guest's architecture.  Not passed on: every script names its own.
-ARCH		?= x86_64
-CHECK_ARCH	:= $(if $(filter command line environment,$(origin ARCH)),$(ARCH),all)
+# The guest's architecture, from the command line only (a kernel
+# developer's shell often exports ARCH).  Not passed on: every script
+# names its own.
+ifeq ($(origin ARCH),command line)
+CHECK_ARCH	:= $(ARCH)
+else
+ARCH		:= x86_64
+CHECK_ARCH	:= all
+endif
 MAKEOVERRIDES	:= $(filter-out ARCH=%,$(MAKEOVERRIDES))
 unexport ARCH
 ifeq ($(ARCH),arm64)
@@ -59,7 +65,7 @@ SELFTESTS	:= $(AB)/selftests
 
 export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ KIMAGE PERFOBJ PERF SELFTESTS KARCH SYSROOT CHECK_ARCH
 
-.PHONY: all help deps source tree root export-patches kernel perf perf-noskel selftests vm run check fuzz bench series \
+.PHONY: all help deps source tree root x86-only export-patches kernel perf perf-noskel selftests vm run check fuzz bench series \
 	bisect-check clean distclean
 
 all: kernel perf
@@ -105,7 +111,7 @@ perf: tree root
 	@$(H)/build-perf.sh $(TREE) $(PERFOBJ)
 
 ## perf-noskel   the same perf without BPF skeletons (its error messages are tested)
-perf-noskel: tree
+perf-noskel: tree root
 	@NOSKEL=1 $(H)/build-perf.sh $(TREE) $(AB)/perf-noskel
 
 ## selftests     the kselftests and BPF selftests the VM runs (patched uapi, kernel BTF)
@@ -118,15 +124,21 @@ vm: kernel root
 	@VM_ARCH=$(KARCH) VM_ROOT=$(SYSROOT) $(H)/vm-run.sh $(KIMAGE) '$(CMD)'
 
 ## run           the demo: record a workload with perf in the guest, report it
-run: kernel perf
+run: x86-only kernel perf
 	@$(H)/demo.sh
+
+# The demo and the benchmarks run in the x86-64 guest only.
+x86-only:
+ifneq ($(ARCH),x86_64)
+	$(error this target runs in the x86-64 guest only (no ARCH=$(ARCH)))
+endif
 
 ## check         host tests, then the tests in both guests (ARCH=...: one); ends with "N passed, N failed"
 check: deps
 	@$(H)/check.sh
 
 ## bench         benchmarks in the VM: cost per window, data reduction, paused overhead, scaling
-bench: kernel perf selftests
+bench: x86-only kernel perf selftests
 	@$(H)/build-bench.sh $(B)/selftests/bpf $(B)/bench
 	@$(H)/bench.sh
 

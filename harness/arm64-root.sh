@@ -27,7 +27,8 @@ pkgs=(
 
 dir=$cache/arm64
 root=$dir/root
-want=$(printf '%s\n' "${pkgs[@]}" | sha256sum | cut -c1-16)
+# Rebuilt when this script (its list, what it adds) changes.
+want=$(sha256sum <"$0" | cut -c1-16)
 if [ -f "$root/.perf-pause-root" ] && [ "$(cat "$root/.perf-pause-root")" = "$want" ]; then
 	echo "$root"
 	exit 0
@@ -59,8 +60,9 @@ echo "$me: updating private arm64 package lists ($mirror bookworm)" >&2
 apt-get "${apt_opts[@]}" -qq update >&2 ||
 	{ echo "$me: apt-get update failed; is $mirror reachable?" >&2; exit 1; }
 # With an empty status file, a download-only install fetches the whole
-# dependency closure.
+# dependency closure; nothing a failed run left is unpacked with it.
 echo "$me: downloading ${#pkgs[@]} packages and their dependencies" >&2
+apt-get "${apt_opts[@]}" -qq clean >&2
 apt-get "${apt_opts[@]}" -qq -y --download-only install "${pkgs[@]}" >&2
 
 echo "$me: unpacking into $root" >&2
@@ -74,6 +76,17 @@ done
 [ -e "$root.new/bin/sh" ] || ln -s dash "$root.new/bin/sh"
 [ -e "$root.new/usr/bin/awk" ] || ln -s gawk "$root.new/usr/bin/awk"
 mkdir -p "$root.new"/{proc,sys,dev,tmp,run,var/tmp,root,sbin}
+# PID 1 (vm-run.sh boots it with init=): the repository, shared with the
+# 9p tag "repo", is mounted at its host path (VM_REPO, from the kernel
+# command line), then its harness/guest-init.sh runs the guest.
+cat >"$root.new/sbin/perf-pause-init" <<'INIT'
+#!/bin/sh
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro repo "$VM_REPO" &&
+	exec "$VM_REPO/harness/guest-init.sh"
+echo "perf-pause-init: cannot mount the repository at $VM_REPO"
+exec sleep 5
+INIT
+chmod +x "$root.new/sbin/perf-pause-init"
 [ -x "$root.new/bin/bash" ] || { echo "$me: no bash in the unpacked root" >&2; exit 1; }
 echo "$want" >"$root.new/.perf-pause-root"
 rm -rf "$root"

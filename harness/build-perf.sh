@@ -39,8 +39,9 @@ grep -E '^Warning|Makefile.config.*[Ww]arning' "$obj/build.log" >&2 || true
 skel=on
 [ "${NOSKEL:-0}" = 1 ] && skel=OFF
 if [ "${KARCH:-x86_64}" = arm64 ]; then
-	# No arm64 binary runs here: read the features from the build log.
-	if [ "${NOSKEL:-0}" = 0 ] && [ ! -s "$obj/util/bpf_skel/pause_window.skel.h" ]; then
+	# No arm64 binary runs here: read the feature from how perf's
+	# builtin-record.o was compiled (a stale skeleton header may lie).
+	if [ "${NOSKEL:-0}" = 0 ] && ! grep -q -- -DHAVE_BPF_SKEL "$obj/.builtin-record.o.cmd"; then
 		echo "build-perf: perf for arm64 was built without BPF skeletons; see $obj/build.log" >&2
 		exit 1
 	fi

@@ -101,36 +101,45 @@ else
 fi
 
 # --- build -------------------------------------------------------------------
-built=0
+# Each guest's verdict on its own: one architecture failing to build
+# still tests the other.
+built_x86=0 built_a64=0
 # shellcheck disable=SC2086
-[ -z "$targets" ] || ${MAKE:-make} -C "$H/.." --no-print-directory ARCH=x86_64 $targets || built=1
+[ -z "$targets" ] || ${MAKE:-make} -C "$H/.." --no-print-directory ARCH=x86_64 $targets || built_x86=1
 if [ $((nr_arm64 + nr_arm64_smp)) -gt 0 ]; then
-	${MAKE:-make} -C "$H/.." --no-print-directory ARCH=arm64 kernel perf selftests || built=1
+	${MAKE:-make} -C "$H/.." --no-print-directory ARCH=arm64 kernel perf selftests || built_a64=1
 fi
 if [ -n "$host_pid" ]; then
 	wait "$host_pid"
 	trap - INT TERM
 	cat "$out/host.out"
 fi
-if [ "$built" != 0 ]; then
-	echo "FAIL build (kernel, perf or selftests did not build; see above)" | tee -a "$results"
-else
+if [ "$built_x86" != 0 ]; then
+	echo "FAIL build (x86_64: kernel, perf or selftests did not build; see above)" | tee -a "$results"
+	nr_main=0 nr_hang=0
+elif [ -n "$targets" ]; then
 	# --- host tests of the built perf ---------------------------------------------
-	[ -n "${T:-}" ] || [ $x86 = 0 ] || run_host_tests host-perf
-
-	# The debug kernel (lockdep, KASAN) runs perf's own tests about five
-	# times slower.
-	cmd_env="H=$H TREE=$TREE"
-	[ -n "${T:-}" ] && cmd_env="ONLY='$T' $cmd_env"
-	[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
-	env_x86="PERF=$B/perf/perf SELFTESTS=$B/selftests GUEST_CPUS=2 $cmd_env"
+	[ -n "${T:-}" ] || run_host_tests host-perf
 fi
-# check_guest NAME DIR: the verdict on a guest that has stopped.
+if [ "$built_a64" != 0 ]; then
+	echo "FAIL build (arm64: kernel, perf, selftests or the arm64 root did not build; see above)" |
+		tee -a "$results"
+	nr_arm64=0 nr_arm64_smp=0
+fi
+# The debug kernel (lockdep, KASAN) runs perf's own tests about five
+# times slower.
+cmd_env="H=$H TREE=$TREE"
+[ -n "${T:-}" ] && cmd_env="ONLY='$T' $cmd_env"
+[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
+env_x86="PERF=$B/perf/perf SELFTESTS=$B/selftests GUEST_CPUS=2 $cmd_env"
+
+# check_guest NAME DIR [MARK]: the verdict on a guest that has stopped
+# (MARK: the prefix of its results' names, as in arm64_results).
 check_guest() {
 	local hung
 	if [ ! -s "$2/status" ]; then
 		hung=$(sed -n 's/^=== //p' "$2/output" 2>/dev/null | tail -1)
-		echo "FAIL ${hung:-$1} (the guest ($1) did not finish in it: $2/console.log)"
+		echo "FAIL ${3:+$3: }${hung:-$1} (the guest ($1) did not finish in it: $2/console.log)"
 	elif "$H/check-guest-log.sh" "$2/console.log"; then
 		echo "PASS guest-kernel-log-clean ($1)"
 	else
@@ -158,7 +167,7 @@ run_guest() {
 		echo $? >"$dir/rc"
 	} | sed -u "s/^/[$name] /"
 }
-start_guest() { run_guest "$@" & }
+start_guest() { run_guest "$@" & guest_pid=$!; }
 
 # --- guests ------------------------------------------------------------------
 # The tests of vm-tests.list run in VM_GUESTS guests at once (default 1):
@@ -179,10 +188,22 @@ if [ "${DEBUG:-0}" = 1 ]; then
 fi
 arm64_timeout=1800
 [ "${DEBUG:-0}" = 1 ] && arm64_timeout=5400
-main=
-if grep -q '^FAIL build' "$results"; then
-	guests=0 nr_hang=0 nr_arm64=0 nr_arm64_smp=0
-elif [ "$nr_main" -eq 0 ]; then
+# The arm64 guests (under -icount one host thread each) start with the
+# main guest, which keeps about one host core busy: first the one with one
+# vCPU (exact counts), then one with two for the tests that need two CPUs
+# (each vCPU's counters see the other's instructions there).
+if [ $((nr_arm64 + nr_arm64_smp)) -gt 0 ]; then
+	{
+		[ "$nr_arm64" -eq 0 ] ||
+			VM_ARCH=arm64 VM_SMP=1 run_guest vm-arm64 "$H/vm-tests-arm64.list" \
+				"${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
+		[ "$nr_arm64_smp" -eq 0 ] ||
+			VM_ARCH=arm64 VM_SMP=2 run_guest vm-arm64-smp "$H/vm-tests-arm64-smp.list" \
+				"${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
+	} &
+fi
+main= main_pids=
+if [ "$nr_main" -eq 0 ]; then
 	guests=0
 else
 	claims=$out/claims
@@ -193,25 +214,14 @@ else
 		share=$claims
 		[ "$guests" = 1 ] && share=
 		start_guest "$g" "$H/vm-tests.list" "${VM_TIMEOUT:-$main_timeout}" "$share"
+		main_pids="$main_pids $guest_pid"
 	done
-	[ $((nr_hang + nr_arm64 + nr_arm64_smp)) -eq 0 ] || wait -n
+	# shellcheck disable=SC2086
+	[ "$nr_hang" -eq 0 ] || wait -n $main_pids
 fi
 if [ "$nr_hang" -gt 0 ]; then
 	start_guest vm-hang "$H/vm-hang-tests.list" "${VM_HANG_TIMEOUT:-$hang_timeout}" "" \
 		PERF_PAUSE_STORM_WINDOWS="${PERF_PAUSE_STORM_WINDOWS:-}"
-fi
-# The arm64 guests (under -icount one host thread each) run beside the
-# hang guest, after the main guest's timing-sensitive tests: first the one
-# with one vCPU (exact counts), then one with two for the tests that need
-# two CPUs (each vCPU's counters see the other's instructions there).
-if [ $((nr_arm64 + nr_arm64_smp)) -gt 0 ]; then
-	{
-		[ "$nr_arm64" -eq 0 ] ||
-			VM_ARCH=arm64 run_guest vm-arm64 "$H/vm-tests-arm64.list" "${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
-		[ "$nr_arm64_smp" -eq 0 ] ||
-			VM_ARCH=arm64 VM_SMP=2 run_guest vm-arm64-smp "$H/vm-tests-arm64-smp.list" \
-				"${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
-	} &
 fi
 wait
 for g in $main; do
@@ -227,9 +237,11 @@ fi
 # arm64_results GUEST MARK: GUEST's results, marked (a name in both
 # architectures' lists is told apart), and its verdict.
 arm64_results() {
+	local before
+	before=$(grep -c '^FAIL' "$results")
 	[ -f "$out/$1/results" ] && sed "s/^\([A-Z]*\) /\1 $2: /" "$out/$1/results" >>"$results"
-	check_guest "$1" "$out/$1"
-	[ "$(cat "$out/$1/rc" 2>/dev/null)" = 0 ] || grep -q "^FAIL $2:" "$results" ||
+	check_guest "$1" "$out/$1" "$2"
+	[ "$(cat "$out/$1/rc" 2>/dev/null)" = 0 ] || [ "$(grep -c '^FAIL' "$results")" -gt "$before" ] ||
 		echo "FAIL $1 (exit $(cat "$out/$1/rc" 2>/dev/null) without a failed test)" | tee -a "$results"
 }
 [ "$nr_arm64" -eq 0 ] || arm64_results vm-arm64 arm64

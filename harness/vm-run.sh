@@ -47,15 +47,15 @@ init=$here/guest-init.sh
 console=ttyS0
 if [ "$arch" = arm64 ]; then
 	: "${VM_ROOT:?VM_ARCH=arm64 needs VM_ROOT, the arm64 root (harness/arm64-root.sh)}"
-	# PID 1 must be on the root: a stub there mounts the repository
-	# (tag "repo") at its host path, then runs guest-init.sh from it.
-	mkdir -p "$VM_ROOT$repo" "$VM_ROOT/sbin"
-	stub='#!/bin/sh
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro repo "$VM_REPO" &&
-	exec "$VM_REPO/harness/guest-init.sh"
-echo "perf-pause-init: cannot mount the repository at $VM_REPO"; exec sleep 5'
-	[ "$(cat "$VM_ROOT/sbin/perf-pause-init" 2>/dev/null)" = "$stub" ] ||
-		{ printf '%s\n' "$stub" >"$VM_ROOT/sbin/perf-pause-init"; chmod +x "$VM_ROOT/sbin/perf-pause-init"; }
+	[ -x "$VM_ROOT/sbin/perf-pause-init" ] ||
+		{ echo "vm-run: $VM_ROOT is not an arm64 root of harness/arm64-root.sh ('make root ARCH=arm64')" >&2; exit 2; }
+	# The repository is mounted at its host path (the stub init on the
+	# root does it), on the kernel command line and in QEMU's options.
+	case $repo in
+	*[[:space:],]*) echo "vm-run: the arm64 guest cannot share a repository whose path has spaces or commas: $repo" >&2; exit 2 ;;
+	/tmp/*|/run/*) echo "vm-run: the guest mounts tmpfs over /tmp and /run: move the repository out of $repo" >&2; exit 2 ;;
+	esac
+	mkdir -p "$VM_ROOT$repo"
 	init=/sbin/perf-pause-init
 	console=ttyAMA0
 fi

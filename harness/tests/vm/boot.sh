@@ -8,7 +8,7 @@ check "kernel is the perf-pause build ($(uname -r))" 'uname -r | grep -q -- "-pe
 check "${GUEST_CPUS:-2} CPU(s) online ($(nproc))" '[ "$(nproc)" -eq "${GUEST_CPUS:-2}" ]'
 if [ "$(uname -m)" = aarch64 ]; then
 	check "PMUv3 probed (armv8_pmuv3)" '[ -d /sys/bus/event_source/devices/armv8_pmuv3 ]'
-	check "PMU interrupt as a pseudo-NMI" 'dmesg | grep -q "Pseudo-NMI"'
+	check "PMU interrupt as a pseudo-NMI" 'dmesg | grep -q "hw perfevents:.*using NMIs"'
 fi
 check "root is read-only 9p" 'grep -q "^/dev/root / 9p ro," /proc/mounts'
 check "/tmp is writable tmpfs" 'touch /tmp/.w && rm /tmp/.w'

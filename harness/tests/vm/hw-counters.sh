@@ -23,8 +23,11 @@ result() { echo "$1 hw-counters: $2" | tee -a "$RESULTS"; }
 
 if ! $PERF stat -e cycles:u -x, -o $tmp/probe true 2>/dev/null ||
 	grep -q 'not supported\|not counted' $tmp/probe; then
+	# The arm64 guest has one (vm-run.sh): there, its absence is a failure.
+	verdict=SKIP
+	[ "$(uname -m)" = aarch64 ] && verdict=FAIL
 	for c in instructions cycles record pause-refused; do
-		result SKIP "$c: no hardware PMU in this guest (perf stat -e cycles: $(cat $tmp/probe 2>/dev/null | tail -1))"
+		result $verdict "$c: no hardware PMU in this guest (perf stat -e cycles: $(tail -1 $tmp/probe 2>/dev/null))"
 	done
 	exit 0
 fi
@@ -76,8 +79,8 @@ fi
 # with perf's message, never counted as if windowed.
 if $PERF stat -e 'cycles/action=start-paused/u' -o $tmp/paused -- $loop $n1 2>$tmp/paused.err; then
 	result FAIL "pause-refused: cycles/action=start-paused/ was accepted: $(grep cycles $tmp/paused)"
-elif grep -qi 'pause' $tmp/paused.err; then
-	result PASS "pause-refused: cycles/action=start-paused/ refused: $(grep -i pause $tmp/paused.err | head -1)"
+elif grep -q 'PMU cannot pause its events' $tmp/paused.err; then
+	result PASS "pause-refused: cycles/action=start-paused/ refused: $(grep 'cannot pause' $tmp/paused.err | head -1)"
 else
 	result FAIL "pause-refused: refused without naming pause: $(tail -1 $tmp/paused.err)"
 fi
