@@ -167,7 +167,26 @@ run_guest() {
 		echo $? >"$dir/rc"
 	} | sed -u "s/^/[$name] /"
 }
-start_guest() { run_guest "$@" & guest_pid=$!; }
+# Each guest in a process group of its own (set -m), so that Ctrl-C or
+# TERM stops the guests still running with us (they ignore SIGINT as
+# background jobs) instead of leaving them to write into a later run.
+guest_groups=
+start_guest() {
+	set -m
+	run_guest "$@" &
+	guest_pid=$!
+	set +m
+	guest_groups="$guest_groups $guest_pid"
+}
+stop_guests() {
+	local g
+	for g in $guest_groups; do
+		kill -- -"$g" 2>/dev/null
+	done
+	exit "$1"
+}
+trap 'stop_guests 130' INT
+trap 'stop_guests 143' TERM
 
 # --- guests ------------------------------------------------------------------
 # The tests of vm-tests.list run in VM_GUESTS guests at once (default 1):
@@ -193,6 +212,7 @@ arm64_timeout=1800
 # vCPU (exact counts), then one with two for the tests that need two CPUs
 # (each vCPU's counters see the other's instructions there).
 if [ $((nr_arm64 + nr_arm64_smp)) -gt 0 ]; then
+	set -m
 	{
 		[ "$nr_arm64" -eq 0 ] ||
 			VM_ARCH=arm64 VM_SMP=1 run_guest vm-arm64 "$H/vm-tests-arm64.list" \
@@ -201,6 +221,8 @@ if [ $((nr_arm64 + nr_arm64_smp)) -gt 0 ]; then
 			VM_ARCH=arm64 VM_SMP=2 run_guest vm-arm64-smp "$H/vm-tests-arm64-smp.list" \
 				"${VM_ARM64_TIMEOUT:-$arm64_timeout}" ""
 	} &
+	guest_groups="$guest_groups $!"
+	set +m
 fi
 main= main_pids=
 if [ "$nr_main" -eq 0 ]; then
