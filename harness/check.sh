@@ -65,7 +65,7 @@ if [ $arm64 = 1 ]; then
 	nr_arm64_smp=$(selected "$H/vm-tests-arm64-smp.list" | wc -l)
 fi
 if [ $((nr_main + nr_hang + nr_arm64 + nr_arm64_smp)) -eq 0 ]; then
-	echo "FAIL T='$T' matches no test of harness/vm-tests*.list or vm-hang-tests.list" | tee -a "$results"
+	echo "FAIL T='${T:-}' matches no test of harness/vm-tests*.list or vm-hang-tests.list" | tee -a "$results"
 	exit 1
 fi
 # The arm64 guest's files, as the Makefile lays them out for ARCH=arm64.
@@ -180,13 +180,15 @@ start_guest() {
 }
 stop_guests() {
 	local g
-	for g in $guest_groups; do
+	# jobs -p too: a job started just before the signal, not yet listed.
+	for g in $guest_groups $(jobs -p); do
 		kill -- -"$g" 2>/dev/null
 	done
 	exit "$1"
 }
 trap 'stop_guests 130' INT
 trap 'stop_guests 143' TERM
+trap 'stop_guests 129' HUP
 
 # --- guests ------------------------------------------------------------------
 # The tests of vm-tests.list run in VM_GUESTS guests at once (default 1):
@@ -246,6 +248,7 @@ if [ "$nr_hang" -gt 0 ]; then
 		PERF_PAUSE_STORM_WINDOWS="${PERF_PAUSE_STORM_WINDOWS:-}"
 fi
 wait
+trap - INT TERM HUP
 for g in $main; do
 	[ -f "$out/$g/results" ] && cat "$out/$g/results" >>"$results"
 	check_guest "$g" "$out/$g"

@@ -81,7 +81,9 @@ boot() {
 	rm -f "$out/console.log" "$out/status"
 	: >"$out/output"
 	[ "$arch" = arm64 ] && { boot_arm64; return; }
-	timeout -k 10 "$timeout_s" qemu-system-x86_64 \
+	# timeout --foreground (here and in boot_arm64): QEMU stays in our
+	# process group, which check.sh stops on Ctrl-C.
+	timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 		-accel "$1" -cpu "$cpu" -smp "${VM_SMP:-2}" -m "${VM_MEM:-2G}" "${extra[@]}" \
 		-nodefaults -display none -no-reboot -monitor none \
 		-serial file:"$out/console.log" \
@@ -105,7 +107,7 @@ boot_arm64() {
 	[ -n "${VM_SHARE:-}" ] && extra+=(
 		-fsdev "local,id=sharefs,path=$VM_SHARE,security_model=none"
 		-device virtio-9p-device,fsdev=sharefs,mount_tag=share)
-	timeout -k 10 "$timeout_s" qemu-system-aarch64 \
+	timeout --foreground -k 10 "$timeout_s" qemu-system-aarch64 \
 		-machine virt,gic-version=3 -cpu max,pauth-impdef=on \
 		-icount shift=0,sleep=off -smp "${VM_SMP:-1}" -m "${VM_MEM:-2G}" "${extra[@]}" \
 		-nodefaults -display none -no-reboot -monitor none \
