@@ -35,7 +35,7 @@ for c in "${commits[@]}"; do
 	done
 	"$H/build-kernel.sh" "$st" "$B/bisect/kernel" "${frags[@]}" ||
 		{ echo "bisect-check: kernel does not build at [$i] $subj" >&2; exit 1; }
-	if git -C "$st" diff --name-only "$c~1" "$c" | grep -q '^tools/'; then
+	if grep -q '^tools/' <<<"$(git -C "$st" diff --name-only "$c~1" "$c")"; then
 		"$H/build-perf.sh" "$st" "$B/bisect/perf" ||
 			{ echo "bisect-check: perf does not build at [$i] $subj" >&2; exit 1; }
 	fi

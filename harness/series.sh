@@ -106,7 +106,7 @@ for p in $(ls "$out"/*.patch | grep -v 0000-cover-letter); do
 		[ -n "${block//[$'\n ']/}" ] || continue
 		grep -Eq '^(total|NOTE):' <<<"$block" && continue
 		type=$(sed -n '1s/^[A-Z]*:\([A-Z_0-9]*\):.*/\1/p' <<<"$block")
-		file=$(sed -n 's/^#[0-9]*: FILE: \([^:]*\):.*/\1/p' <<<"$block" | head -1)
+		file=$(sed -n '/^#[0-9]*: FILE: /{s/^#[0-9]*: FILE: \([^:]*\):.*/\1/p;q}' <<<"$block")
 		if [ -n "$type" ] && allowed "$type" "$file" "$p"; then
 			nallowed=$((nallowed + 1))
 		else

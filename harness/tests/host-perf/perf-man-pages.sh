@@ -43,6 +43,6 @@ done
 # perf stat's options after ours stay options; action= is an -e form of its own.
 expect perf-stat "--control=fifo" OPTIONS
 expect perf-stat "an event with the action term" OPTIONS
-man -l "$out/perf-list.1" 2>/dev/null | grep -qF "action=start-paused" || { echo "FAIL: perf-list.1 lacks action="; fail=1; }
+grep -qF "action=start-paused" <<<"$(man -l "$out/perf-list.1" 2>/dev/null)" || { echo "FAIL: perf-list.1 lacks action="; fail=1; }
 [ $fail -eq 0 ] && echo "ok: ${pages[*]}"
 exit $fail

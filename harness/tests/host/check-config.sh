@@ -14,7 +14,7 @@ printf 'CONFIG_B="y"\n# CONFIG_C is not set\n' >"$tmp/dropped"
 if out=$("$h/check-config.sh" "$tmp/dropped" "$tmp/frag1" "$tmp/frag2" 2>&1); then
 	echo "FAIL: dropped CONFIG_A not reported"; fail=1
 else
-	echo "$out" | grep -q "CONFIG_A=y" || { echo "FAIL: message does not name CONFIG_A: $out"; fail=1; }
+	grep -q "CONFIG_A=y" <<<"$out" || { echo "FAIL: message does not name CONFIG_A: $out"; fail=1; }
 fi
 # "is not set" holds for a symbol the architecture does not have at all
 # (CONFIG_ACPI on arm64 without EFI), not for one that is set.

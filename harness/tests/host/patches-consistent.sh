@@ -8,10 +8,14 @@ fail=0
 err() { echo "FAIL: $*"; fail=1; }
 
 mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/series)
+# Membership through an array, not printf | grep -q: under pipefail, grep
+# leaving early kills printf with SIGPIPE and fails the test at random.
+declare -A in_series
+for p in "${series[@]}"; do in_series[$p]=1; done
 for p in "${series[@]}"; do [ -f "patches/$p" ] || err "series names missing patches/$p"; done
 for f in patches/*.patch; do
 	[ -e "$f" ] || continue
-	printf '%s\n' "${series[@]}" | grep -qxF "$(basename "$f")" || err "$f is not in patches/series"
+	[ -n "${in_series[$(basename "$f")]:-}" ] || err "$f is not in patches/series"
 done
 
 # Every whole file we lay over the tree has a manifest line, and each
@@ -22,7 +26,7 @@ while read -r path patch; do
 	src=$path
 	case "$path" in tools/testing/selftests/*) src=selftests/${path#tools/testing/selftests/} ;; esac
 	[ -f "$src" ] || err "manifest names $path, but $src does not exist"
-	[ "$patch" = - ] || printf '%s\n' "${series[@]}" | grep -qxF "$patch" ||
+	[ "$patch" = - ] || [ -n "${in_series[$patch]:-}" ] ||
 		err "manifest puts $path in $patch, which is not in patches/series"
 done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' patches/manifest)
 for d in */; do
