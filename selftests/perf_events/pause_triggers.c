@@ -377,6 +377,63 @@ TEST(survives_group_throttling)
 }
 
 /*
+ * The triggers of a throttled group keep firing: a window closed while
+ * the group is throttled is closed when the tick unthrottles it.  Each
+ * round opens a window, throttles the group (a cpu-clock leader sampling
+ * every 10 us, one sample a tick allowed) and closes the window at once,
+ * throttled; then the noise stops and page faults outside any window
+ * must not count.
+ */
+TEST(triggers_fire_while_group_throttled)
+{
+	struct perf_event_attr attr;
+	char old[32] = "100000";
+	int noisy, paused, trig[2], throttles = 0, err;
+	struct ring ring;
+	__u64 v;
+
+	attr = sw_attr(PERF_COUNT_SW_CPU_CLOCK);
+	attr.sample_period = 10 * 1000;
+	noisy = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(noisy, 0);
+	ASSERT_EQ(ring_open(&ring, noisy), 0);
+	attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+	attr.start_paused = 1;
+	paused = sys_perf_event_open(&attr, 0, -1, noisy, 0);
+	ASSERT_GE(paused, 0);
+	err = open_window_triggers(noisy, trig);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0);
+
+	ASSERT_EQ(set_max_sample_rate("1000", old), 0);
+	for (int i = 0; i < 10; i++) {
+		window_open();
+		burn_cpu_ms(3);		/* throttled within 10 us of a tick */
+		window_close();
+	}
+	write_sysctl(MAX_SAMPLE_RATE, old);
+	ASSERT_EQ(ioctl(noisy, PERF_EVENT_IOC_PERIOD, &(__u64){ 1000ULL * 1000 * 1000 }), 0);
+	usleep(5000);			/* ticks unthrottle */
+
+	ring_for_each(&ring, count_throttle, &throttles);
+	ASSERT_GE(throttles, 1) TH_LOG("the group never throttled; test proves nothing");
+	v = read_count(paused);
+	touch_fresh_pages(16);
+	EXPECT_EQ(read_count(paused), v) TH_LOG("a close missed while throttled left the window open");
+	window_open();
+	touch_fresh_pages(16);
+	window_close();
+	EXPECT_EQ(read_count(paused), v + 16);
+
+	ring_close(&ring);
+	close(trig[1]);
+	close(trig[0]);
+	close(paused);
+	close(noisy);
+}
+
+/*
  * Not about pause, but what pause relies on: a group stopped by
  * throttling, then scheduled out and in before the tick unthrottles it,
  * must run again.  event_sched_in() clears the throttle and adds each

@@ -10,7 +10,9 @@
 # The workload hw_loop runs exactly 2 user instructions an iteration, and
 # runs of 1,000,000 and 3,000,000 iterations differ only in the loop (the
 # same number of digits to parse): their counts must differ by exactly
-# 4,000,000.  One result line per case.
+# 4,000,000.  Then the same loop inside windows, paused in the PMU, and
+# the review thread's command line (hw-review-line.sh).  One result line
+# per case.
 loop=$SELFTESTS/workloads/hw_loop
 n1=1000000
 n2=3000000
@@ -26,7 +28,7 @@ if ! $PERF stat -e cycles:u -x, -o $tmp/probe true 2>/dev/null ||
 	# The arm64 guest has one (vm-run.sh): there, its absence is a failure.
 	verdict=SKIP
 	[ "$(uname -m)" = aarch64 ] && verdict=FAIL
-	for c in instructions cycles record pause-refused; do
+	for c in instructions cycles record windows-trigger-events windows-bpf-pause windows-switch-on review-line-stat review-line-record; do
 		result $verdict "$c: no hardware PMU in this guest (perf stat -e cycles: $(tail -1 $tmp/probe 2>/dev/null))"
 	done
 	exit 0
@@ -75,13 +77,107 @@ else
 	result FAIL "record: perf record -e cycles:u failed: $(tail -1 $tmp/record.err)"
 fi
 
-# Today no hardware PMU can pause: starting cycles paused must be refused
-# with perf's message, never counted as if windowed.
-if $PERF stat -e 'cycles/action=start-paused/u' -o $tmp/paused -- $loop $n1 2>$tmp/paused.err; then
-	result FAIL "pause-refused: cycles/action=start-paused/ was accepted: $(grep cycles $tmp/paused)"
-elif grep -q 'PMU cannot pause its events' $tmp/paused.err; then
-	result PASS "pause-refused: cycles/action=start-paused/ refused: $(grep 'cannot pause' $tmp/paused.err | head -1)"
-else
-	result FAIL "pause-refused: refused without naming pause: $(tail -1 $tmp/paused.err)"
+# Windows on instructions:u, three ways of opening and closing them:
+# hw_loop N W runs W windows (getppid() opens, getpgid(0) closes) of N
+# iterations, each followed by as many outside.  W windows of N count
+# W * (2N + C), C the window's user instructions besides the loop (the
+# rest of syscall(), the call, the loop's setup): 10 windows of 3000
+# minus 10 of 1000 is exactly 40,000, and no window counts 0.
+wcount() {
+	local n=$1 w=$2
+	shift 2
+	setarch "$(uname -m)" -R $PERF stat -x, -o $tmp/wstat "$@" -- $loop "$n" "$w" \
+		2>$tmp/wstat.err || { tail -1 $tmp/wstat.err; return 1; }
+	awk -F, '!/^#/ && $3 ~ /^instructions/ { print $1; exit }' $tmp/wstat
+}
+
+windows() {
+	local name=$1 a a2 b z
+	shift
+	a=$(wcount 1000 10 "$@") a2=$(wcount 1000 10 "$@") b=$(wcount 3000 10 "$@")
+	z=$(wcount 1000 0 "$@")
+	case "$a$a2$b$z" in
+	*[!0-9]*|'')
+		result FAIL "$name: perf stat $* did not count ('$a', '$a2', '$b', '$z')"
+		return ;;
+	esac
+	if [ "$a" != "$a2" ]; then
+		result FAIL "$name: 10 windows of 1000 iterations counted $a, then $a2"
+	elif [ $((b - a)) -ne 40000 ] || [ "$z" -ne 0 ] || [ $((a % 10)) -ne 0 ]; then
+		result FAIL "$name: 10 windows of 3000 minus 10 of 1000 is $((b - a)) ($b - $a), want 40000; no window: $z, want 0"
+	else
+		result PASS "$name: instructions:u in 10 windows of 3000 minus 10 of 1000 iterations is exactly 40000 ($b - $a), $(((a - 20000) / 10)) a window besides the loop, 0 with no window"
+	fi
+}
+
+windows windows-trigger-events -e instructions/action=start-paused/u \
+	-e syscalls:sys_exit_getppid/action=resume/ -e syscalls:sys_enter_getpgid/action=pause/
+windows windows-bpf-pause -e instructions/action=start-paused/u \
+	--bpf-pause=tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid
+windows windows-switch-on -e instructions:u \
+	--switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
+
+# The review thread's command line: cycles and instructions of the kernel
+# only while do_sys_openat2() opens a directory as opendir() does.  The
+# flags are in struct open_how, do_sys_openat2()'s third argument (x2 on
+# arm64, dx on x86-64); the value is opendir()'s O_RDONLY | O_NONBLOCK |
+# O_CLOEXEC | O_DIRECTORY with the O_LARGEFILE the kernel adds, whose
+# bits differ between the two.  open_dirs N opens N directories so and N
+# files otherwise: the filtered trigger fires exactly N times, and no
+# window opens with N = 0.
+dirs=$SELFTESTS/workloads/open_dirs
+case "$(uname -m)" in
+aarch64) how=%x2 flags=0xa4800 ;;
+*) how=%dx flags=0x98800 ;;
+esac
+$PERF probe -q -d 'probe:do_sys_openat2*' 2>/dev/null
+if ! $PERF probe -q -a "do_sys_openat2 flags=+0($how):u64" 2>$tmp/probe.err ||
+	! $PERF probe -q -a 'do_sys_openat2%return' 2>>$tmp/probe.err; then
+	result FAIL "review-line-stat: perf probe do_sys_openat2: $(tail -1 $tmp/probe.err)"
+	result FAIL "review-line-record: perf probe do_sys_openat2: $(tail -1 $tmp/probe.err)"
+	exit 0
 fi
+review_events() {
+	printf '%s ' -e '{cycles,instructions}/action=start-paused/k' \
+		-e probe:do_sys_openat2/action=resume/ --filter="flags==$flags" \
+		-e probe:do_sys_openat2__return/action=pause/
+}
+
+# stat N: "opens instructions" counted over open_dirs N.
+stat_dirs() {
+	$PERF stat -x, -o $tmp/rstat $(review_events) -- $dirs "$1" 2>$tmp/rstat.err ||
+		{ echo "perf stat failed: $(tail -1 $tmp/rstat.err)"; return; }
+	awk -F, '$3 ~ /^probe:do_sys_openat2$/ { o = $1 }
+		$3 ~ /^instructions/ { i = $1 } END { print o, i }' $tmp/rstat
+}
+s10=$(stat_dirs 10) s20=$(stat_dirs 20) s0=$(stat_dirs 0)
+set -- $s10 $s20 $s0
+if [ $# -ne 6 ] || [ "$1" != 10 ] || [ "$3" != 20 ] || [ "$5" != 0 ] ||
+	[ "$6" != 0 ] || [ $(($4 * 10)) -lt $(($2 * 18)) ] || [ $(($4 * 10)) -gt $(($2 * 22)) ]; then
+	result FAIL "review-line-stat: opens and instructions:k over open_dirs 10, 20, 0: '$s10', '$s20', '$s0'; want 10, 20, 0 opens, twice the instructions for 20, none for 0"
+else
+	result PASS "review-line-stat: perf stat $(review_events) counts $1 and $3 filtered opens over open_dirs 10 and 20, instructions:k $2 and $4 (twice, within 10%), 0 over open_dirs 0"
+fi
+
+# record: every cycles and instructions sample between an open's trigger
+# and the return that follows it (perf script prints in time order).  A
+# period of 2000 throttles the group, on purpose: its triggers must not
+# miss a hit meanwhile (one close in ten was lost before they were left
+# out of the group's throttling).
+if $PERF record -q -o $tmp/rdata -c 2000 $(review_events) -- $dirs 10 2>$tmp/rrec.err; then
+	$PERF script -i $tmp/rdata -F event >$tmp/rscript 2>/dev/null
+	verdict=$(awk '/do_sys_openat2__return/ { if (open) closes++; open = 0; next }
+		/do_sys_openat2/ { opens++; open = 1; next }
+		/cycles|instructions/ { if (open) inside++; else outside++ }
+		END { printf "%d %d %d %d\n", opens, closes, inside, outside }' $tmp/rscript)
+	set -- $verdict
+	if [ "$1" = 10 ] && [ "$2" = 10 ] && [ "$3" -gt 0 ] && [ "$4" = 0 ]; then
+		result PASS "review-line-record: perf record -c 2000 over open_dirs 10: $1 filtered opens, $3 cycles/instructions samples inside their windows, 0 outside"
+	else
+		result FAIL "review-line-record: perf record -c 2000 over open_dirs 10: $1 opens (want 10), $2 closed, $3 samples inside, $4 outside (want 0)"
+	fi
+else
+	result FAIL "review-line-record: perf record failed: $(tail -1 $tmp/rrec.err)"
+fi
+$PERF probe -q -d 'probe:do_sys_openat2*' 2>/dev/null
 exit 0
