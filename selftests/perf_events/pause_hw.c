@@ -10,18 +10,19 @@
  * ran: loop_in() inside windows, loop_out() outside.  Exact counts need a
  * PMU that counts exactly: QEMU's arm64 PMUv3 under -icount shift=0 does
  * (one instruction, one cycle).  On real hardware the counts are exact
- * for instructions:u; the cycles checks have 10% tolerances.
+ * for instructions:u; the cycles checks compare samples with the cycles
+ * the event counted, whatever the IPC.  The tests run on the CPU they
+ * start on, so that a big.LITTLE system keeps them on one PMU.
  *
  * Without a CPU PMU, or with one that cannot pause, every test skips and
  * says which.
  */
 #define _GNU_SOURCE
+#include <sched.h>
+
 #include "kselftest_harness.h"
 #include "pause_util.h"
-
-void loop_in(unsigned long n);
-void loop_out(unsigned long n);
-extern const char loop_in_end[], loop_out_end[];
+#include "pause_hw_loops.h"
 
 #define LOOP(name)							\
 	".globl " #name "\n"						\
@@ -74,8 +75,14 @@ static const char *no_hw_pause(void)
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_INSTRUCTIONS);
 	int fd;
 
+	cpu_set_t set;
+
 	if (!HAVE_LOOPS)
 		return "no instruction loop for this architecture";
+	CPU_ZERO(&set);
+	CPU_SET(sched_getcpu(), &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return "cannot pin to a CPU";
 	if (tracepoint_id("syscalls/sys_enter_getppid") < 0)
 		return "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)";
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
@@ -95,14 +102,6 @@ static const char *no_hw_pause(void)
 	close(fd);
 	return NULL;
 }
-
-#define NEED_HW_PAUSE()						\
-	do {							\
-		const char *why = no_hw_pause();		\
-								\
-		if (why)					\
-			SKIP(return, "%s", why);		\
-	} while (0)
 
 /* @n windows of loop_in(@k), each followed by loop_out(@k). */
 static void run_windows(int n, unsigned long k)
@@ -138,12 +137,15 @@ static void warm_up(void)
  */
 TEST(instructions_exact_in_windows)
 {
+	const char *why;
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_INSTRUCTIONS);
 	__u64 a, a2, b, c;
 	int fd, trig[2];
 	long per_window;
 
-	NEED_HW_PAUSE();
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
 	warm_up();
 	fd = open_paused_group(&attr, trig, 0);
 	ASSERT_GE(fd, 0) TH_LOG("instructions:u start_paused: %s", strerror(-fd));
@@ -166,7 +168,7 @@ TEST(instructions_exact_in_windows)
 	per_window = (long)(a / 10) - 2 * 1000;
 	EXPECT_GE(per_window, 0);
 	EXPECT_LE(per_window, 200) TH_LOG("per-window constant %ld", per_window);
-	ksft_print_msg("instructions:u: %llu in 10 windows of 1000 iterations, %ld a window besides the loop\n",
+	ksft_print_msg("instructions:u: 10 windows of 1000: %llu, %ld a window besides the loop\n",
 		       (unsigned long long)a, per_window);
 
 	/* A window opened and closed at once counts the constant alone. */
@@ -230,14 +232,17 @@ static void close_sampling(int fd, int trig[2], struct ring *r)
  */
 TEST(cycles_period_survives_short_windows)
 {
+	const char *why;
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
 	struct ip_tally t = { 0 };
 	const int nr_windows = 500;
 	struct ring r;
-	int fd, trig[2], n;
+	int fd, trig[2];
 	__u64 inside, due;
 
-	NEED_HW_PAUSE();
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
 	warm_up();
 	attr.sample_period = PERIOD;
 	fd = open_sampling(&attr, trig, &r);
@@ -245,17 +250,17 @@ TEST(cycles_period_survives_short_windows)
 
 	run_windows(nr_windows, PERIOD / 10);
 	inside = read_count(fd);
-	n = ring_for_each(&r, tally_sample, &t);
+	ring_for_each(&r, tally_sample, &t);
 	due = inside / PERIOD;
-	ksft_print_msg("cycles:u: %llu inside %d windows of %llu loop cycles: %d samples (%llu due), %d in loop_in, %d in loop_out, %d elsewhere\n",
-		       (unsigned long long)inside, nr_windows, PERIOD / 5,
-		       t.in + t.out + t.other, (unsigned long long)due,
+	ksft_print_msg("cycles:u: %llu in %d windows: %d samples (%llu due)\n",
+		       (unsigned long long)inside, nr_windows,
+		       t.in + t.out + t.other, (unsigned long long)due);
+	ksft_print_msg("cycles:u: %d in loop_in, %d in loop_out, %d elsewhere\n",
 		       t.in, t.out, t.other);
-	EXPECT_GE(n, 0);
 	EXPECT_EQ(t.out, 0) TH_LOG("samples outside windows");
-	/* Each window is 20,000 loop cycles and a few more. */
-	EXPECT_GE(inside, nr_windows * PERIOD / 5);
-	EXPECT_LE(inside, nr_windows * PERIOD / 5 * 11 / 10);
+	/* Windows shorter than the period, or the test proves nothing. */
+	EXPECT_LE(inside / nr_windows, PERIOD / 2);
+	EXPECT_GE(due, 50) TH_LOG("too few cycles inside windows");
 	EXPECT_GE((t.in + t.other) * 10ULL, due * 9);
 	EXPECT_LE((t.in + t.other) * 10ULL, due * 11 + 10);
 	EXPECT_GE(t.in * 10ULL, due * 9) TH_LOG("%d samples in loop_in", t.in);
@@ -265,12 +270,15 @@ TEST(cycles_period_survives_short_windows)
 /* read() and a group read of a paused group give the count at the pause. */
 TEST(paused_reads_stand_still)
 {
+	const char *why;
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
 	struct { __u64 nr, v[4]; } g0, g1;	/* cycles, 2 triggers, instructions */
 	int fd, ins, trig[2];
 	__u64 c0, i0;
 
-	NEED_HW_PAUSE();
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
 	warm_up();
 	attr.read_format = PERF_FORMAT_GROUP;
 	fd = open_paused_group(&attr, trig, 0);
@@ -286,7 +294,7 @@ TEST(paused_reads_stand_still)
 	i0 = read_count(ins);
 	EXPECT_EQ(c0, i0);
 	EXPECT_GE(i0, 5 * 40000ULL);
-	EXPECT_GE(g0.v[0], 5 * 40000ULL);
+	EXPECT_GT(g0.v[0], 0);
 	EXPECT_EQ(g0.v[3], i0);
 
 	loop_out(2000000);
@@ -307,20 +315,23 @@ TEST(paused_reads_stand_still)
  */
 TEST(restarts_while_paused)
 {
+	const char *why;
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
 	struct ip_tally t = { 0 };
-	__u64 period = PERIOD / 2;
+	__u64 period = PERIOD / 2, v;
 	int fd, trig[2];
 	struct ring r;
 
-	NEED_HW_PAUSE();
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
 	warm_up();
 	attr.sample_period = PERIOD;
 	fd = open_sampling(&attr, trig, &r);
 	ASSERT_GE(fd, 0) TH_LOG("cycles:u start_paused: %s", strerror(-fd));
 
 	run_windows(1, PERIOD);
-	EXPECT_GE(read_count(fd), PERIOD * 2);
+	EXPECT_GT(read_count(fd), 0);
 
 	ASSERT_EQ(ioctl(fd, PERF_EVENT_IOC_RESET, 0), 0);
 	EXPECT_EQ(read_count(fd), 0);
@@ -342,11 +353,12 @@ TEST(restarts_while_paused)
 	EXPECT_EQ(read_count(fd), 0) TH_LOG("counted after REFRESH while paused");
 
 	/* Still a working event: a window samples at the new period. */
-	run_windows(1, PERIOD);
-	EXPECT_GE(read_count(fd), PERIOD * 2);
+	run_windows(1, 4 * PERIOD);
+	v = read_count(fd);
 	ring_for_each(&r, tally_sample, &t);
 	EXPECT_EQ(t.out, 0) TH_LOG("samples outside windows");
-	EXPECT_GE(t.in, 3) TH_LOG("%d samples of 2 windows of %llu cycles", t.in, 2 * PERIOD);
+	EXPECT_GE(t.in, v / period - 1) TH_LOG("%d samples, %llu cycles after RESET",
+					       t.in, (unsigned long long)v);
 	close_sampling(fd, trig, &r);
 }
 
@@ -356,23 +368,26 @@ TEST(restarts_while_paused)
  */
 TEST(frequency_mode_while_paused)
 {
+	const char *why;
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
 	struct ip_tally t = { 0 };
 	int fd, trig[2];
 	struct ring r;
 	__u64 v;
 
-	NEED_HW_PAUSE();
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
 	warm_up();
 	attr.freq = 1;
 	attr.sample_freq = 4000;
 	fd = open_sampling(&attr, trig, &r);
 	ASSERT_GE(fd, 0) TH_LOG("cycles:u start_paused freq: %s", strerror(-fd));
 
-	run_windows(4, 2500000);	/* 5 M cycles a window: ticks inside */
+	run_windows(4, 2500000);
 	v = read_count(fd);
-	EXPECT_GE(v, 4 * 5000000ULL);
-	loop_out(10000000);		/* 20 M cycles: ticks outside */
+	EXPECT_GT(v, 0);
+	loop_out_for_ms(50);		/* ticks re-program the period */
 	EXPECT_EQ(read_count(fd), v) TH_LOG("counted while paused in freq mode");
 	ring_for_each(&r, tally_sample, &t);
 	EXPECT_EQ(t.out, 0) TH_LOG("samples outside windows");
@@ -382,15 +397,22 @@ TEST(frequency_mode_while_paused)
 
 /*
  * A cycles event that pauses its group when it overflows: the pause runs
- * in the PMU interrupt, on the PMU that counts the group.
+ * in the PMU interrupt, on the PMU that counts the group.  The leader
+ * counts instructions (a second cycles event would take a general
+ * counter, whose overflow QEMU 7.2 notices only at the next exception):
+ * it stops at the period times the IPC, well before the end of a loop of
+ * 8 periods' worth of instructions, and stays stopped.
  */
 TEST(pause_from_pmu_interrupt)
 {
+	const char *why;
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_INSTRUCTIONS);
 	int fd, cyc;
 	__u64 v, v2;
 
-	NEED_HW_PAUSE();
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
 	warm_up();
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
@@ -400,15 +422,14 @@ TEST(pause_from_pmu_interrupt)
 	cyc = sys_perf_event_open(&attr, 0, -1, fd, 0);
 	ASSERT_GE(cyc, 0) TH_LOG("cycles:u pause trigger: %s", strerror(errno));
 
-	loop_in(PERIOD);	/* 2 periods: the first overflow pauses */
+	loop_in(4 * PERIOD);	/* 8 periods of instructions */
 	v = read_count(fd);
 	loop_out(PERIOD * 10);
 	v2 = read_count(fd);
 	ksft_print_msg("instructions:u paused by a cycles:u overflow at %llu: %llu\n",
 		       PERIOD, (unsigned long long)v);
-	/* From the first open to the overflow, and the interrupt's skid. */
-	EXPECT_GE(v, PERIOD);
-	EXPECT_LE(v, PERIOD + 2000);
+	EXPECT_GE(v, PERIOD / 10);
+	EXPECT_LE(v, 4 * PERIOD) TH_LOG("not paused by the overflow");
 	EXPECT_EQ(v2, v) TH_LOG("counted after the pause from the interrupt");
 	close(cyc);
 	close(fd);

@@ -420,7 +420,7 @@ TEST(triggers_fire_while_group_throttled)
 	ASSERT_GE(throttles, 1) TH_LOG("the group never throttled; test proves nothing");
 	v = read_count(paused);
 	touch_fresh_pages(16);
-	EXPECT_EQ(read_count(paused), v) TH_LOG("a close missed while throttled left the window open");
+	EXPECT_EQ(read_count(paused), v) TH_LOG("a window left open by throttling");
 	window_open();
 	touch_fresh_pages(16);
 	window_close();
