@@ -28,7 +28,7 @@ if ! $PERF stat -e cycles:u -x, -o $tmp/probe true 2>/dev/null ||
 	# The arm64 guest has one (vm-run.sh): there, its absence is a failure.
 	verdict=SKIP
 	[ "$(uname -m)" = aarch64 ] && verdict=FAIL
-	for c in instructions cycles record windows-trigger-events windows-bpf-pause windows-switch-on review-line-stat review-line-record; do
+	for c in instructions cycles record windows-trigger-events windows-bpf-pause windows-switch-on windows-bpf-kprobe record-bpf-kprobe review-line-stat review-line-record; do
 		result $verdict "$c: no hardware PMU in this guest (perf stat -e cycles: $(tail -1 $tmp/probe 2>/dev/null))"
 	done
 	exit 0
@@ -116,6 +116,33 @@ windows windows-bpf-pause -e instructions/action=start-paused/u \
 	--bpf-pause=tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid
 windows windows-switch-on -e instructions:u \
 	--switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
+
+# The kfunc from kprobes, on a counting and on a sampling event: perf's
+# BPF programs on the syscalls' entry functions call
+# bpf_perf_event_pause() on instructions:u (exact as above), and on
+# cycles:u sampling every 10000 (50 windows of 20000 iterations are 40000
+# cycles each under -icount: 200 samples due, all in hw_loop, none in
+# its copy outside the windows, hw_loop_out).
+case "$(uname -m)" in
+aarch64) sys=__arm64_sys ;;
+*) sys=__x64_sys ;;
+esac
+windows windows-bpf-kprobe -e instructions/action=start-paused/u \
+	--bpf-pause=kprobe:r:${sys}_getppid,kprobe:p:${sys}_getpgid
+if $PERF record -q -o $tmp/kdata -e cycles/action=start-paused/u -c 10000 \
+	--bpf-pause=kprobe:r:${sys}_getppid,kprobe:p:${sys}_getpgid \
+	-- $loop 20000 50 2>$tmp/krec.err; then
+	$PERF script -i $tmp/kdata -F event,ip,sym 2>/dev/null | awk '/cycles/ { print $NF }' >$tmp/ksyms
+	in=$(grep -cx hw_loop $tmp/ksyms) out=$(grep -cx hw_loop_out $tmp/ksyms)
+	total=$(wc -l <$tmp/ksyms)
+	if [ "$out" -eq 0 ] && [ "$in" -ge 180 ] && [ "$total" -le 220 ]; then
+		result PASS "record-bpf-kprobe: cycles:u -c 10000 windowed by the kfunc from kprobes: $total samples (200 due), $in in hw_loop, 0 in hw_loop_out"
+	else
+		result FAIL "record-bpf-kprobe: cycles:u -c 10000 windowed by the kfunc from kprobes: $total samples (200 due), $in in hw_loop, $out in hw_loop_out (want 0)"
+	fi
+else
+	result FAIL "record-bpf-kprobe: perf record failed: $(tail -1 $tmp/krec.err)"
+fi
 
 # The review thread's command line: cycles and instructions of the kernel
 # only while do_sys_openat2() opens a directory as opendir() does.  The
