@@ -435,4 +435,68 @@ TEST(pause_from_pmu_interrupt)
 	close(fd);
 }
 
+/*
+ * A cycles trigger over the rate is throttled alone (its leader is not),
+ * and the next tick must restart it: after a spin with ticks and no
+ * context switch (a sched-in restarts it anyway), a window opened by the
+ * getppid() trigger is closed again by the cycles trigger's next overflow.
+ */
+#define MAX_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
+
+static void write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, val, strlen(val)) < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+TEST(throttled_trigger_restarts_on_tick)
+{
+	const char *why;
+	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_INSTRUCTIONS);
+	char old[32] = "100000";
+	int fd, cyc, trig[2], n, rfd;
+	__u64 v;
+
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
+	rfd = open(MAX_SAMPLE_RATE, O_RDONLY);
+	ASSERT_GE(rfd, 0);
+	n = read(rfd, old, sizeof(old) - 1);
+	close(rfd);
+	ASSERT_GT(n, 0);
+	old[n] = '\0';
+
+	fd = open_paused_group(&attr, trig, 0);
+	ASSERT_GE(fd, 0) TH_LOG("instructions:u start_paused: %s", strerror(-fd));
+	attr = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
+	attr.sample_period = 10000;
+	attr.pause = 1;
+	cyc = sys_perf_event_open(&attr, 0, -1, fd, 0);
+	ASSERT_GE(cyc, 0) TH_LOG("cycles:u pause trigger: %s", strerror(errno));
+
+	write_file(MAX_SAMPLE_RATE, "1000");
+	loop_out(1000000);		/* 200 overflows a tick: throttled */
+	write_file(MAX_SAMPLE_RATE, old);
+	loop_out_for_ms(10);		/* ticks, and no switch */
+
+	v = read_count(fd);
+	window_open();
+	loop_in(1000000);
+	window_close();
+	v = read_count(fd) - v;
+	ksft_print_msg("instructions:u in a window closed by a cycles overflow every 10000: %llu\n",
+		       (unsigned long long)v);
+	EXPECT_LE(v, 100000) TH_LOG("the cycles trigger stayed throttled");
+	close(cyc);
+	close(trig[1]);
+	close(trig[0]);
+	close(fd);
+}
+
 TEST_HARNESS_MAIN
