@@ -11,7 +11,7 @@
 # runs of 1,000,000 and 3,000,000 iterations differ only in the loop (the
 # same number of digits to parse): their counts must differ by exactly
 # 4,000,000.  Then the same loop inside windows, paused in the PMU, and
-# the review thread's command line (hw-review-line.sh).  One result line
+# the review thread's command line (perf probe on do_sys_openat2).  One result line
 # per case.
 loop=$SELFTESTS/workloads/hw_loop
 n1=1000000
