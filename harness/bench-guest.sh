@@ -24,13 +24,13 @@ echo "# misses, pipeline flushes on syscall/exception entry and the real cost of
 echo "# reprogramming a timer (cpu-clock pause/resume re-arms an hrtimer; here the"
 echo "# emulated LAPIC write is one instruction) are not in them."
 
+declare -A ns
 want() { [ -z "${SECTIONS:-}" ] || [[ " $SECTIONS " == *" $1 "* ]]; }
 
 if want 1; then
 echo
 echo "## 1. cost per window: loop body = getppid() with a trigger pair around it"
 N=${N:-20000}
-declare -A ns
 for kind in tp kprobe; do
 	for way in none bare kfunc-sampling kfunc-counting trigger filter ioctl; do
 		ns[$kind.$way]=$("$BENCH" cost "$kind" "$way" "$N")
@@ -135,5 +135,26 @@ for threads in 1 8 64; do
 		put "window_cost_ratio_perf_bpf_pause_vs_bare_${mode}_c${cpus}_t${threads}" \
 			"$(ratio "$w" "$bare")" x
 	done
+done
+fi
+
+if want 6; then
+echo
+echo "## 6. clone context swaps: ns per round trip of two threads on one CPU, inherited task-clock"
+# A context switch between clone contexts swaps them instead of scheduling
+# their events out and in while both are in the same pause state: all
+# paused or none.  running: counting (swapped); paused: start-paused, no
+# window open (swapped); mixed: a window open in one thread only (not
+# swapped: what a switch between a thread inside and one outside costs);
+# none: no events at all.
+for nev in 1 8 64; do
+	for state in none running paused mixed; do
+		ns[swap.$state]=$("$BENCH" swap "$state" "$nev" 2000)
+		put "swap_ns_${state}_e${nev}" "${ns[swap.$state]}" ns/trip
+	done
+	put "swap_ratio_paused_vs_running_e${nev}" "$(ratio "${ns[swap.paused]}" "${ns[swap.running]}")" x \
+		"both outside windows: swapped"
+	put "swap_ratio_mixed_vs_running_e${nev}" "$(ratio "${ns[swap.mixed]}" "${ns[swap.running]}")" x \
+		"one inside, one outside: not swapped, $nev events"
 done
 fi

@@ -1,5 +1,6 @@
 #!/bin/bash
-# usage: bench.sh   (run by 'make bench')
+# usage: bench.sh   (run by 'make bench'; SECTIONS='1 6' runs only those
+# sections of bench-guest.sh, BENCH_SMP= skips the boots at more vCPUs)
 #
 # Boot the VM kernel once and run every benchmark in it (bench-guest.sh):
 # prints the table and leaves build/bench/summary.tsv (metric, value,
@@ -14,7 +15,7 @@ rm -rf "$vm"
 # each) instead of following the host's clock: repeatable to 0.1%, where
 # wall time under TCG varies by +-30% from run to run.
 VM_TCG_ARGS="-icount shift=0,sleep=off" "$H/vm-run.sh" -t 1800 -o "$vm" "$KIMAGE" \
-	"PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
+	"SECTIONS='${SECTIONS:-}' PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
 cp "$vm/summary.tsv" "$out/summary.tsv"
 # Section 5 again with more vCPUs: does a window cost more on a bigger
 # machine?  (-icount runs them all on one host thread: slow, but exact.)

@@ -10,6 +10,8 @@
  *                                        seconds for a workload with windows
  *                                        open IN/(IN+OUT) of the time
  *   window_bench scale WAY THREADS GAP N ns per window, windows/s
+ *   window_bench swap STATE NEVENTS N    ns per round trip of two threads
+ *                                        on one CPU (clone context swaps)
  *
  * KIND: tp (syscalls:sys_{enter,exit}_getppid) or kprobe
  * (__x64_sys_getppid, entry and return); the loop body is getppid().
@@ -21,7 +23,9 @@
  * windows), ioctl (PERF_EVENT_IOC_ENABLE/DISABLE around each iteration).
  * Each figure is the median of REPEATS runs (env, default 5).
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -147,6 +151,7 @@ static void open_triggers(const char *kind, const char *resume_tp, const char *p
 	for (int i = 0; i < 2; i++) {
 		struct perf_event_attr attr = {
 			.sample_period = 1,
+			.inherit = inherit,
 			.resume = i == 0,
 			.pause = i == 1,
 		};
@@ -386,6 +391,82 @@ static int cmd_scale(const char *way, int threads, unsigned long gap, long n)
 	return 0;
 }
 
+static int pipes[2][2];
+
+static void *swap_echo(void *p)
+{
+	long n = *(long *)p;
+	char c;
+
+	for (long i = 0; i < n; i++) {
+		if (read(pipes[0][0], &c, 1) != 1 || write(pipes[1][1], &c, 1) != 1)
+			die("echo");
+	}
+	return NULL;
+}
+
+/*
+ * Two threads of one process on one CPU pass a byte back and forth: each
+ * round trip is two context switches between contexts that are clones
+ * (the thread inherited NEVENTS task-clock events), which the kernel swaps
+ * instead of scheduling out and in while their events are in the same
+ * pause state.  STATE: none (no events), running (counting), paused
+ * (start_paused, with trigger events on getppid()/getpgid(); no window
+ * open: swapped), mixed (the same, with a window open in the main thread
+ * only: not swapped).  perf record per task opens one instance per CPU of
+ * each event, of which a switch schedules this CPU's: 64 is the worst
+ * case of 64 events on one CPU.
+ */
+static int cmd_swap(const char *state, int nevents, long n)
+{
+	bool windows = !strcmp(state, "paused") || !strcmp(state, "mixed");
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.inherit = 1,
+		.start_paused = windows,
+	};
+	int r = repeats();
+	double t[r];
+	cpu_set_t cpus;
+	char c = 0;
+
+	if (nevents < 0 || nevents > 256)
+		return 2;
+	inherit = true;
+	for (int i = 0; strcmp(state, "none") && i < nevents; i++) {
+		int leader = perf_open(&attr, -1);
+
+		if (windows)
+			open_triggers("tp", "sys_enter_getppid", "sys_enter_getpgid", leader);
+	}
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		die("sched_setaffinity");
+	if (pipe(pipes[0]) || pipe(pipes[1]))
+		die("pipe");
+	for (int k = 0; k < r; k++) {
+		pthread_t tid;
+		double t0;
+
+		/* The thread starts outside any window; mixed: main opens one. */
+		syscall(SYS_getpgid, 0);
+		pthread_create(&tid, NULL, swap_echo, &n);
+		if (!strcmp(state, "mixed"))
+			syscall(SYS_getppid);
+		t0 = now(CLOCK_MONOTONIC);
+		for (long i = 0; i < n; i++) {
+			if (write(pipes[0][1], &c, 1) != 1 || read(pipes[1][0], &c, 1) != 1)
+				die("ping");
+		}
+		t[k] = (now(CLOCK_MONOTONIC) - t0) * 1e9 / n;
+		pthread_join(tid, NULL);
+	}
+	printf("%.1f\n", median(t, r));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "cost"))
@@ -397,6 +478,8 @@ int main(int argc, char **argv)
 				    strtoul(argv[5], NULL, 0));
 	if (argc == 6 && !strcmp(argv[1], "scale"))
 		return cmd_scale(argv[2], atoi(argv[3]), strtoul(argv[4], NULL, 0), atol(argv[5]));
+	if (argc == 5 && !strcmp(argv[1], "swap"))
+		return cmd_swap(argv[2], atoi(argv[3]), atol(argv[4]));
 	fprintf(stderr, "usage: see the comment at the top of window_bench.c\n");
 	return 2;
 }

@@ -229,6 +229,76 @@ TEST(task_clock_start_paused_samples)
 	clock_samples(_metadata, PERF_COUNT_SW_TASK_CLOCK);
 }
 
+#define SHORT_WINDOWS	2000
+#define SHORT_WINDOW_US	200
+#define CLOCK_PERIOD_NS	(1000 * 1000)	/* five short windows */
+
+/*
+ * The sample period is the event's own time: what is left of it at a
+ * pause is left at the resume, whether the hrtimer lapsed while paused
+ * (the gaps that spin) or the thread was switched out (the gaps that
+ * sleep).  2000 windows of 200 us at a 1 ms period are 400 samples due,
+ * counted against the event's own count, which is the time inside.
+ * A clock that restarts its period at each resume, or runs it in wall
+ * time, gets next to none.  A host that does not run the vCPU for a
+ * while stretches a window and loses part of a period: hence 60%.
+ */
+static void clock_period_short_windows(struct __test_metadata *_metadata,
+				       __u64 config)
+{
+	struct perf_event_attr attr = sw_attr(config);
+	struct ring ring;
+	struct walk w;
+	int leader, trig[2], err;
+	__u64 inside, due;
+
+	attr.sample_period = CLOCK_PERIOD_NS;
+	err = open_windowed(&attr, &leader, trig, &ring, &w);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
+
+	for (int i = 0; i < SHORT_WINDOWS; i++) {
+		window_open();
+		burn_cpu_us(SHORT_WINDOW_US);
+		window_close();
+		if (i & 1)
+			usleep(50);
+		else
+			burn_cpu_us(100);
+		/* Two trigger samples a window: drain before the ring fills. */
+		if (i % 20 == 19)
+			ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+	}
+	ASSERT_GE(ring_for_each(&ring, check_record, &w), 0);
+	inside = read_count(leader);
+	due = inside / CLOCK_PERIOD_NS;
+	TH_LOG("%d samples in %llu us inside, %llu due", w.in, inside / 1000, due);
+
+	EXPECT_EQ(w.opened, SHORT_WINDOWS);
+	EXPECT_EQ(w.closed, SHORT_WINDOWS);
+	EXPECT_EQ(w.lost, 0);
+	EXPECT_EQ(w.out, 0) TH_LOG("samples outside the windows");
+	EXPECT_GE(inside, SHORT_WINDOWS * SHORT_WINDOW_US * 1000ULL);
+	EXPECT_GE(w.in, due * 6 / 10)
+		TH_LOG("%d samples in %llu us inside, %llu due, %d throttles",
+		       w.in, inside / 1000, due, w.throttled);
+	EXPECT_LE(w.in, due + 2)
+		TH_LOG("%d samples in %llu us inside, %llu due", w.in,
+		       inside / 1000, due);
+	close_windowed(leader, trig, &ring);
+}
+
+TEST(cpu_clock_period_survives_short_windows)
+{
+	clock_period_short_windows(_metadata, PERF_COUNT_SW_CPU_CLOCK);
+}
+
+TEST(task_clock_period_survives_short_windows)
+{
+	clock_period_short_windows(_metadata, PERF_COUNT_SW_TASK_CLOCK);
+}
+
 /* Page-fault sampling events, paused: these must not count. */
 static void expect_paused_pf(struct __test_metadata *_metadata, int fd, const char *what)
 {

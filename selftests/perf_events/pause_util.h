@@ -192,18 +192,24 @@ static inline long thread_switches(void)
 	return ru.ru_nvcsw + ru.ru_nivcsw;
 }
 
-static inline void burn_cpu_ms(int ms)
+/* Spin for @us of wall-clock time, checking the clock every ~1000 loops. */
+static inline void burn_cpu_us(long us)
 {
 	struct timespec t0, t;
 	unsigned long x = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		for (int i = 0; i < 10000; i++)
+		for (int i = 0; i < 1000; i++)
 			asm volatile("" : "+r" (x) : "r" (i));
 		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 +
-		 (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000 +
+		 (t.tv_nsec - t0.tv_nsec) / 1000 < us);
+}
+
+static inline void burn_cpu_ms(int ms)
+{
+	burn_cpu_us(ms * 1000L);
 }
 
 /* Type of PMU @name from sysfs, or -1. */

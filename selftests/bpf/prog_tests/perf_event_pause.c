@@ -45,6 +45,16 @@ static int open_sw(__u64 config, int group_fd, int start_paused)
 	return sys_perf_event_open(&attr, 0, -1, group_fd);
 }
 
+/* @fd into slot 0 of the events map, for programs run by this process. */
+static int target_slot0(struct test_perf_event_pause *skel, int fd)
+{
+	int key = 0;
+
+	skel->bss->target_pid = getpid();
+	skel->bss->slot = 0;
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.events), &key, &fd, BPF_ANY);
+}
+
 static __u64 count(int fd)
 {
 	__u64 v = ~0ULL;
@@ -419,10 +429,8 @@ static void test_hrtimer_tracepoints(struct test_perf_event_pause *skel)
 	fd = sys_perf_event_open(&attr, 0, -1, -1);
 	if (!ASSERT_OK_FD(fd, "cpu-clock"))
 		return;
-	if (!ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0"))
+	if (!ASSERT_OK(target_slot0(skel, fd), "slot 0"))
 		goto out;
-	skel->bss->target_pid = getpid();
-	skel->bss->slot = 0;
 	skel->bss->nr_calls = 0;
 	skel->bss->nr_errors = 0;
 	skel->bss->last_err = 0;	/* the errno subtests leave theirs */
@@ -685,10 +693,8 @@ static void test_context_switch(struct test_perf_event_pause *skel)
 	fd = open_sw(PERF_COUNT_SW_PAGE_FAULTS, -1, 1);
 	if (!ASSERT_OK_FD(fd, "page-faults"))
 		return;
-	if (!ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0"))
+	if (!ASSERT_OK(target_slot0(skel, fd), "slot 0"))
 		goto out;
-	skel->bss->target_pid = getpid();
-	skel->bss->slot = 0;
 	skel->bss->nr_errors = 0;
 	skel->bss->nr_eagain = 0;
 	for (i = 0; i < 2 && !link; i++)
@@ -707,6 +713,57 @@ static void test_context_switch(struct test_perf_event_pause *skel)
 out:
 	bpf_map_delete_elem(map_fd, &key);
 	close(fd);
+}
+
+/*
+ * A program in cpu-clock's del() while current's context is scheduled
+ * out: this CPU holds the context's lock, so the kfunc cannot record the
+ * state under it.  It leaves the request for the sched-in, which applies
+ * it before the events run again, and says 0 (it was -EAGAIN, and the
+ * window stayed as it was across the switch).  The clock counts the busy
+ * loop after the sleep only if the request was to resume.
+ */
+static void sched_out_deferred(struct test_perf_event_pause *skel, bool pause)
+{
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd;
+	struct timespec ts = { .tv_nsec = 1000 * 1000 };
+	struct bpf_link *link;
+	__u64 before, after;
+
+	fd = open_sw(PERF_COUNT_SW_CPU_CLOCK, -1, !pause);
+	if (!ASSERT_OK_FD(fd, "cpu-clock"))
+		return;
+	if (!ASSERT_OK(target_slot0(skel, fd), "slot 0"))
+		goto out;
+	skel->bss->del_pause = pause;
+	skel->data->del_ret = 1;
+	link = bpf_program__attach(skel->progs.sched_out_del_probe);
+	if (!link) {
+		printf("%s:SKIP: cannot kprobe cpu_clock_event_del\n", __func__);
+		test__skip();
+		goto out;
+	}
+	skel->bss->del_armed = true;
+	nanosleep(&ts, NULL);
+	bpf_link__destroy(link);
+	ASSERT_FALSE(skel->bss->del_armed, "the probe ran at the sched-out");
+	ASSERT_EQ(skel->data->del_ret, 0, "the kfunc at the sched-out");
+	before = count(fd);
+	perf_pause_busy_fn(2 * 1000 * 1000);
+	after = count(fd);
+	if (pause)
+		ASSERT_EQ(after, before, "paused from the sched-out: not counting");
+	else
+		ASSERT_GT(after, before, "resumed from the sched-out: counting");
+out:
+	bpf_map_delete_elem(map_fd, &key);
+	close(fd);
+}
+
+static void test_sched_out_deferred(struct test_perf_event_pause *skel)
+{
+	sched_out_deferred(skel, true);
+	sched_out_deferred(skel, false);
 }
 
 /* An inherited per-task event: a forked child's windows act on its copy. */
@@ -1215,6 +1272,8 @@ void test_perf_event_pause(void)
 		test_revoked(skel);
 	if (test__start_subtest("context_switch"))
 		test_context_switch(skel);
+	if (test__start_subtest("sched_out_deferred"))
+		test_sched_out_deferred(skel);
 	if (test__start_subtest("hrtimer_storm"))
 		test_hrtimer_storm(skel);
 out:

@@ -195,6 +195,24 @@ int BPF_KPROBE(switch_in_probe)
 }
 
 /*
+ * In cpu-clock's del() during the sched-out of current's context, where
+ * this CPU holds the context's lock: the request is left for the
+ * sched-in.  Once per arming.
+ */
+bool del_armed, del_pause;
+int del_ret = 1;
+
+SEC("kprobe/cpu_clock_event_del")
+int BPF_KPROBE(sched_out_del_probe)
+{
+	if (!del_armed || (bpf_get_current_pid_tgid() >> 32) != target_pid)
+		return 0;
+	del_armed = false;
+	del_ret = bpf_perf_event_pause(&events, slot, del_pause);
+	return 0;
+}
+
+/*
  * A probe inside the pause path itself: stopping a cpu-clock event calls
  * back into the kfunc on the same CPU.  It must neither deadlock nor
  * re-enter the PMU.
