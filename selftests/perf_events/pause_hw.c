@@ -441,36 +441,17 @@ TEST(pause_from_pmu_interrupt)
  * context switch (a sched-in restarts it anyway), a window opened by the
  * getppid() trigger is closed again by the cycles trigger's next overflow.
  */
-#define MAX_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
-
-static void write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-
-	if (fd >= 0) {
-		if (write(fd, val, strlen(val)) < 0)
-			perror(path);
-		close(fd);
-	}
-}
-
 TEST(throttled_trigger_restarts_on_tick)
 {
 	const char *why;
 	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_INSTRUCTIONS);
-	char old[32] = "100000";
-	int fd, cyc, trig[2], n, rfd;
+	char old_rate[32], old_percent[32];
+	int fd, cyc, trig[2];
 	__u64 v;
 
 	why = no_hw_pause();
 	if (why)
 		SKIP(return, "%s", why);
-	rfd = open(MAX_SAMPLE_RATE, O_RDONLY);
-	ASSERT_GE(rfd, 0);
-	n = read(rfd, old, sizeof(old) - 1);
-	close(rfd);
-	ASSERT_GT(n, 0);
-	old[n] = '\0';
 
 	fd = open_paused_group(&attr, trig, 0);
 	ASSERT_GE(fd, 0) TH_LOG("instructions:u start_paused: %s", strerror(-fd));
@@ -480,9 +461,15 @@ TEST(throttled_trigger_restarts_on_tick)
 	cyc = sys_perf_event_open(&attr, 0, -1, fd, 0);
 	ASSERT_GE(cyc, 0) TH_LOG("cycles:u pause trigger: %s", strerror(errno));
 
-	write_file(MAX_SAMPLE_RATE, "1000");
+	ASSERT_EQ(set_sysctl(MAX_SAMPLE_RATE, "1000", old_rate), 0);
 	loop_out(1000000);		/* 200 overflows a tick: throttled */
-	write_file(MAX_SAMPLE_RATE, old);
+	/*
+	 * Then a rate well above the trigger's 100000/s, which the kernel
+	 * must not lower meanwhile (a debug kernel's slow interrupts make it
+	 * do that): else the trigger throttles again within each tick.
+	 */
+	write_sysctl(MAX_SAMPLE_RATE, "400000");
+	ASSERT_EQ(set_sysctl(CPU_TIME_MAX_PERCENT, "0", old_percent), 0);
 	loop_out_for_ms(10);		/* ticks, and no switch */
 
 	v = read_count(fd);
@@ -492,6 +479,8 @@ TEST(throttled_trigger_restarts_on_tick)
 	v = read_count(fd) - v;
 	ksft_print_msg("instructions:u in a window closed by a cycles overflow every 10000: %llu\n",
 		       (unsigned long long)v);
+	write_sysctl(CPU_TIME_MAX_PERCENT, old_percent);
+	write_sysctl(MAX_SAMPLE_RATE, old_rate);
 	EXPECT_LE(v, 100000) TH_LOG("the cycles trigger stayed throttled");
 	close(cyc);
 	close(trig[1]);

@@ -360,32 +360,10 @@ static int count_throttle(struct perf_event_header *h, void *arg)
 	return 0;
 }
 
-static void write_sysctl(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY);
-
-	if (fd >= 0) {
-		if (write(fd, val, strlen(val)) < 0)
-			perror(path);
-		close(fd);
-	}
-}
-
-#define MAX_SAMPLE_RATE "/proc/sys/kernel/perf_event_max_sample_rate"
-
 /* Lower perf_event_max_sample_rate to @val; @old gets what it was. */
 static int set_max_sample_rate(const char *val, char old[32])
 {
-	int fd = open(MAX_SAMPLE_RATE, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, old, 31);
-	close(fd);
-	old[n > 0 ? n : 0] = '\0';
-	write_sysctl(MAX_SAMPLE_RATE, val);
-	return n > 0 ? 0 : -1;
+	return set_sysctl(MAX_SAMPLE_RATE, val, old);
 }
 
 /*

@@ -212,6 +212,35 @@ static inline void burn_cpu_ms(int ms)
 	burn_cpu_us(ms * 1000L);
 }
 
+#define MAX_SAMPLE_RATE		"/proc/sys/kernel/perf_event_max_sample_rate"
+#define CPU_TIME_MAX_PERCENT	"/proc/sys/kernel/perf_cpu_time_max_percent"
+
+static inline void write_sysctl(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, val, strlen(val)) < 0)
+			perror(path);
+		close(fd);
+	}
+}
+
+/* Set sysctl @path to @val; @old (32 bytes) gets what it was. */
+static inline int set_sysctl(const char *path, const char *val, char old[32])
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, old, 31);
+	close(fd);
+	old[n > 0 ? n : 0] = '\0';
+	write_sysctl(path, val);
+	return n > 0 ? 0 : -1;
+}
+
 /* Type of PMU @name from sysfs, or -1. */
 static inline int pmu_type(const char *name)
 {

@@ -7,7 +7,8 @@
  * on a non-map argument and on an unprivileged program type; a stress run
  * of a million windows while the events under them are closed and their
  * slots rewritten, with the kfunc also called from inside the pause path;
- * programs under the hrtimer base lock and on the context switch path;
+ * programs under the hrtimer base lock, on the context switch path and in
+ * a sampling event's overflow handler;
  * bpf_perf_event_read_own() telling a window's count, inherited or not; the
  * AUX hardware path, revoked events and PMUs that cannot pause, with the
  * test PMUs of CONFIG_PERF_PAUSE_TEST_PMU.
@@ -766,6 +767,65 @@ static void test_sched_out_deferred(struct test_perf_event_pause *skel)
 	sched_out_deferred(skel, false);
 }
 
+/*
+ * A perf_event program, the overflow handler of a sampling event, pauses
+ * a counting event: from the PMU interrupt where the CPU counts cycles
+ * (an NMI on arm64 with pseudo-NMIs), or from cpu-clock's hrtimer where
+ * nothing does.  The pages touched after that pause are not counted.
+ */
+static void test_overflow_program(struct test_perf_event_pause *skel)
+{
+	struct perf_event_attr sa = {
+		.size = sizeof(sa),
+		.type = PERF_TYPE_HARDWARE,
+		.config = PERF_COUNT_HW_CPU_CYCLES,
+		.sample_period = 100000,
+	};
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd, sfd;
+	const char *what = "cycles";
+	struct bpf_link *link = NULL;
+	__u64 before;
+
+	fd = open_sw(PERF_COUNT_SW_PAGE_FAULTS, -1, 0);
+	if (!ASSERT_OK_FD(fd, "page-faults"))
+		return;
+	sfd = sys_perf_event_open(&sa, 0, -1, -1);
+	if (sfd < 0) {
+		sa.type = PERF_TYPE_SOFTWARE;
+		sa.config = PERF_COUNT_SW_CPU_CLOCK;	/* 100 us */
+		what = "cpu-clock";
+		sfd = sys_perf_event_open(&sa, 0, -1, -1);
+	}
+	if (!ASSERT_OK_FD(sfd, what))
+		goto out_fd;
+	if (!ASSERT_OK(target_slot0(skel, fd), "slot 0"))
+		goto out;
+	link = bpf_program__attach_perf_event(skel->progs.overflow_pause, sfd);
+	if (!ASSERT_OK_PTR(link, "attach to the sampling event"))
+		goto out;
+	before = count(fd);
+	touch_fresh_pages(NR_PAGES);
+	ASSERT_GE(count(fd) - before, NR_PAGES, "counting before the overflow");
+
+	skel->data->overflow_ret = 1;
+	skel->bss->overflow_armed = true;
+	for (int i = 0; i < 1000 && skel->bss->overflow_armed; i++)
+		perf_pause_busy_fn(100000);
+	ASSERT_FALSE(skel->bss->overflow_armed, "an overflow ran the program");
+	ASSERT_EQ(skel->data->overflow_ret, 0, "the kfunc in the overflow handler");
+	before = count(fd);
+	touch_fresh_pages(NR_PAGES);
+	ASSERT_EQ(count(fd), before, "paused from the overflow: not counting");
+	printf("%s: paused from a %s overflow (%d overflows)\n", __func__, what,
+	       skel->bss->nr_overflows);
+out:
+	bpf_link__destroy(link);
+	bpf_map_delete_elem(map_fd, &key);
+	close(sfd);
+out_fd:
+	close(fd);
+}
+
 /* An inherited per-task event: a forked child's windows act on its copy. */
 static void test_inherit(struct test_perf_event_pause *skel)
 {
@@ -1274,6 +1334,8 @@ void test_perf_event_pause(void)
 		test_context_switch(skel);
 	if (test__start_subtest("sched_out_deferred"))
 		test_sched_out_deferred(skel);
+	if (test__start_subtest("overflow_program"))
+		test_overflow_program(skel);
 	if (test__start_subtest("hrtimer_storm"))
 		test_hrtimer_storm(skel);
 out:

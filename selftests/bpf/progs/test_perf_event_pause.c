@@ -213,6 +213,28 @@ int BPF_KPROBE(sched_out_del_probe)
 }
 
 /*
+ * The overflow handler of a sampling event (the PMU interrupt, an NMI on
+ * arm64 with pseudo-NMIs, or cpu-clock's hrtimer): pauses slot 0 at the
+ * first overflow in the target process once armed.
+ */
+bool overflow_armed;
+int overflow_ret = 1;
+int nr_overflows;
+
+SEC("perf_event")
+int overflow_pause(struct bpf_perf_event_data *ctx)
+{
+	if ((bpf_get_current_pid_tgid() >> 32) != target_pid)
+		return 0;
+	__sync_fetch_and_add(&nr_overflows, 1);
+	if (!overflow_armed)
+		return 0;
+	overflow_armed = false;
+	overflow_ret = bpf_perf_event_pause(&events, slot, true);
+	return 0;
+}
+
+/*
  * A probe inside the pause path itself: stopping a cpu-clock event calls
  * back into the kfunc on the same CPU.  It must neither deadlock nor
  * re-enter the PMU.
