@@ -761,10 +761,60 @@ out:
 	close(fd);
 }
 
+/*
+ * A pause deferred from the sched-out, then a resume at the switch-in
+ * (finish_task_switch(), before the sched-in: the lock is free there, so
+ * it is recorded at once): the later request wins, the clock counts.
+ */
+static void deferred_then_switch_in(struct test_perf_event_pause *skel)
+{
+	static const char * const names[] = {
+		"finish_task_switch", "finish_task_switch.isra.0",
+	};
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd, i;
+	struct timespec ts = { .tv_nsec = 1000 * 1000 };
+	struct bpf_link *del = NULL, *in = NULL;
+	__u64 before;
+
+	fd = open_sw(PERF_COUNT_SW_CPU_CLOCK, -1, 0);
+	if (!ASSERT_OK_FD(fd, "cpu-clock"))
+		return;
+	if (!ASSERT_OK(target_slot0(skel, fd), "slot 0"))
+		goto out;
+	skel->bss->del_pause = true;
+	skel->data->del_ret = 1;
+	skel->bss->switch_in_pause = false;
+	skel->bss->nr_switch_ok = 0;
+	del = bpf_program__attach(skel->progs.sched_out_del_probe);
+	for (i = 0; i < 2 && !in; i++)
+		in = bpf_program__attach_kprobe(skel->progs.switch_in_probe, false, names[i]);
+	if (!del || !in) {
+		printf("%s:SKIP: cannot kprobe cpu_clock_event_del and finish_task_switch\n",
+		       __func__);
+		test__skip();
+		goto out;
+	}
+	skel->bss->del_armed = true;
+	nanosleep(&ts, NULL);
+	bpf_link__destroy(in);
+	in = NULL;
+	ASSERT_EQ(skel->data->del_ret, 0, "the pause deferred at the sched-out");
+	ASSERT_GE(skel->bss->nr_switch_ok, 1, "the resume at the switch-in");
+	before = count(fd);
+	perf_pause_busy_fn(2 * 1000 * 1000);
+	ASSERT_GT(count(fd), before, "the later request, the resume, wins");
+out:
+	bpf_link__destroy(in);
+	bpf_link__destroy(del);
+	bpf_map_delete_elem(map_fd, &key);
+	close(fd);
+}
+
 static void test_sched_out_deferred(struct test_perf_event_pause *skel)
 {
 	sched_out_deferred(skel, true);
 	sched_out_deferred(skel, false);
+	deferred_then_switch_in(skel);
 }
 
 /*
