@@ -41,11 +41,11 @@ skel=on
 if [ "${KARCH:-x86_64}" = arm64 ]; then
 	# No arm64 binary runs here: read the feature from how perf's
 	# builtin-record.o was compiled (a stale skeleton header may lie).
-	if [ "${NOSKEL:-0}" = 0 ] && ! grep -q -- -DHAVE_BPF_SKEL "$obj/.builtin-record.o.cmd"; then
-		echo "build-perf: perf for arm64 was built without BPF skeletons; see $obj/build.log" >&2
+	if [ "${NOSKEL:-0}" = 0 ] && ! grep -q -- -DHAVE_BPF_PAUSE "$obj/.builtin-record.o.cmd"; then
+		echo "build-perf: perf for arm64 was built without BPF skeletons or --bpf-pause; see $obj/build.log" >&2
 		exit 1
 	fi
-elif ! "$obj/perf" version --build-options | grep -Eq "bpf_skeletons: +\\[ $skel"; then
-	echo "build-perf: perf's BPF skeletons are not $skel; see $obj/build.log" >&2
+elif ! "$obj/perf" version --build-options | grep -Eq "bpf_pause: +\\[ $skel"; then
+	echo "build-perf: perf's BPF skeletons or --bpf-pause are not $skel; see $obj/build.log" >&2
 	exit 1
 fi

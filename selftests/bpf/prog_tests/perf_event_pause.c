@@ -717,6 +717,29 @@ out:
 }
 
 /*
+ * Run sched_out_del_probe once: at the sched-out of the sleep below, in
+ * the first cpu-clock del() of this process.  -1 (and the test skipped)
+ * where cpu_clock_event_del cannot be probed.
+ */
+static int del_probe_once(struct test_perf_event_pause *skel)
+{
+	struct timespec ts = { .tv_nsec = 1000 * 1000 };
+	struct bpf_link *link;
+
+	link = bpf_program__attach(skel->progs.sched_out_del_probe);
+	if (!link) {
+		printf("%s:SKIP: cannot kprobe cpu_clock_event_del\n", __func__);
+		test__skip();
+		return -1;
+	}
+	skel->bss->del_armed = true;
+	nanosleep(&ts, NULL);
+	bpf_link__destroy(link);
+	ASSERT_FALSE(skel->bss->del_armed, "the probe ran at the sched-out");
+	return 0;
+}
+
+/*
  * A program in cpu-clock's del() while current's context is scheduled
  * out: this CPU holds the context's lock, so the kfunc cannot record the
  * state under it.  It leaves the request for the sched-in, which applies
@@ -727,8 +750,6 @@ out:
 static void sched_out_deferred(struct test_perf_event_pause *skel, bool pause)
 {
 	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd;
-	struct timespec ts = { .tv_nsec = 1000 * 1000 };
-	struct bpf_link *link;
 	__u64 before, after;
 
 	fd = open_sw(PERF_COUNT_SW_CPU_CLOCK, -1, !pause);
@@ -738,16 +759,8 @@ static void sched_out_deferred(struct test_perf_event_pause *skel, bool pause)
 		goto out;
 	skel->bss->del_pause = pause;
 	skel->data->del_ret = 1;
-	link = bpf_program__attach(skel->progs.sched_out_del_probe);
-	if (!link) {
-		printf("%s:SKIP: cannot kprobe cpu_clock_event_del\n", __func__);
-		test__skip();
+	if (del_probe_once(skel))
 		goto out;
-	}
-	skel->bss->del_armed = true;
-	nanosleep(&ts, NULL);
-	bpf_link__destroy(link);
-	ASSERT_FALSE(skel->bss->del_armed, "the probe ran at the sched-out");
 	ASSERT_EQ(skel->data->del_ret, 0, "the kfunc at the sched-out");
 	before = count(fd);
 	perf_pause_busy_fn(2 * 1000 * 1000);
@@ -810,11 +823,65 @@ out:
 	close(fd);
 }
 
+/*
+ * Two requests deferred at one sched-out, on a group {cpu-clock,
+ * cpu-clock}: one on the leader for the group, one on the member for
+ * itself.  The sched-in applies them in the order they were made, so the
+ * later one wins as it would have on the spot: a member's resume then
+ * the group's pause leave both paused; the group's pause then the
+ * member's resume leave the member counting.  (The member comes first in
+ * the context's event list, list_add_rcu() adding at its head, so
+ * applying in list order gets the second case wrong.)
+ */
+static void deferred_in_order(struct test_perf_event_pause *skel, bool member_first)
+{
+	int map_fd = bpf_map__fd(skel->maps.events), key0 = 0, key1 = 1, lead, memb;
+	__u64 lb, mb;
+
+	lead = open_sw(PERF_COUNT_SW_CPU_CLOCK, -1, 0);
+	memb = open_sw(PERF_COUNT_SW_CPU_CLOCK, lead, 0);
+	if (!ASSERT_OK_FD(lead, "leader") || !ASSERT_OK_FD(memb, "member"))
+		goto out;
+	if (!ASSERT_OK(target_slot0(skel, lead), "slot 0") ||
+	    !ASSERT_OK(bpf_map_update_elem(map_fd, &key1, &memb, BPF_ANY), "slot 1"))
+		goto out;
+	/* The first request, then the probe's own on slot (0 or 1). */
+	skel->bss->del_first = true;
+	skel->bss->del_first_slot = member_first ? 1 : 0;
+	skel->bss->del_first_pause = !member_first;
+	skel->bss->slot = member_first ? 0 : 1;
+	skel->bss->del_pause = member_first;
+	skel->data->del_ret = 1;
+	skel->data->del_first_ret = 1;
+	if (del_probe_once(skel))
+		goto out;
+	ASSERT_EQ(skel->data->del_first_ret, 0, "the first request at the sched-out");
+	ASSERT_EQ(skel->data->del_ret, 0, "the second request at the sched-out");
+	lb = count(lead);
+	mb = count(memb);
+	perf_pause_busy_fn(2 * 1000 * 1000);
+	ASSERT_EQ(count(lead), lb, "leader paused by the group's pause");
+	if (member_first)
+		ASSERT_EQ(count(memb), mb, "member: its resume, then the group's pause");
+	else
+		ASSERT_GT(count(memb), mb, "member: the group's pause, then its resume");
+out:
+	skel->bss->del_first = false;
+	bpf_map_delete_elem(map_fd, &key1);
+	bpf_map_delete_elem(map_fd, &key0);
+	if (memb >= 0)
+		close(memb);
+	if (lead >= 0)
+		close(lead);
+}
+
 static void test_sched_out_deferred(struct test_perf_event_pause *skel)
 {
 	sched_out_deferred(skel, true);
 	sched_out_deferred(skel, false);
 	deferred_then_switch_in(skel);
+	deferred_in_order(skel, true);
+	deferred_in_order(skel, false);
 }
 
 /*

@@ -197,10 +197,14 @@ int BPF_KPROBE(switch_in_probe)
 /*
  * In cpu-clock's del() during the sched-out of current's context, where
  * this CPU holds the context's lock: the request is left for the
- * sched-in.  Once per arming.
+ * sched-in.  Once per arming; with del_first, a request on slot
+ * del_first_slot just before, deferred too.
  */
 bool del_armed, del_pause;
 int del_ret = 1;
+bool del_first, del_first_pause;
+__u64 del_first_slot;
+int del_first_ret = 1;
 
 SEC("kprobe/cpu_clock_event_del")
 int BPF_KPROBE(sched_out_del_probe)
@@ -208,6 +212,9 @@ int BPF_KPROBE(sched_out_del_probe)
 	if (!del_armed || (bpf_get_current_pid_tgid() >> 32) != target_pid)
 		return 0;
 	del_armed = false;
+	if (del_first)
+		del_first_ret = bpf_perf_event_pause(&events, del_first_slot,
+						     del_first_pause);
 	del_ret = bpf_perf_event_pause(&events, slot, del_pause);
 	return 0;
 }

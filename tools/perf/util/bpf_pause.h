@@ -120,7 +120,7 @@ static inline bool bpf_pause__active(const struct bpf_pause *bp)
 	return bp->specs.nr > 0 || bp->workload_only || bp->obj_arg;
 }
 
-#ifdef HAVE_BPF_SKEL
+#ifdef HAVE_BPF_PAUSE
 /*
  * perf record, before the events are configured: add the window-open and
  * window-close events (not with --per-thread, which has no per-CPU events).
@@ -163,7 +163,7 @@ static inline int bpf_pause__prepare(struct bpf_pause *bp __maybe_unused,
 				     struct evlist *evlist __maybe_unused,
 				     struct target *target __maybe_unused)
 {
-	pr_err("--bpf-pause, --switch-on and --switch-off need BPF: this perf was built without BPF skeletons (build with BUILD_BPF_SKEL=1 and clang >= 12.0.1)\n");
+	pr_err("--bpf-pause, --switch-on and --switch-off need BPF windows: this perf was built without them (build with BUILD_BPF_SKEL=1 and clang 14 or later)\n");
 	return -1;
 }
 

@@ -82,7 +82,7 @@ int bpf_pause__parse_obj(const struct option *opt, const char *str, int unset)
 
 void bpf_pause__set_nobuild(struct option *options __maybe_unused)
 {
-#ifndef HAVE_BPF_SKEL
+#ifndef HAVE_BPF_PAUSE
 	static const char * const names[] = {
 		"bpf-pause", "bpf-aux-pause", "switch-on", "switch-off", "bpf-pause-workload",
 		"bpf-pause-obj",
@@ -91,7 +91,7 @@ void bpf_pause__set_nobuild(struct option *options __maybe_unused)
 	/* Not ignored, as --off-cpu is: everything would be counted. */
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		set_option_nobuild(options, '\0', names[i],
-				   "perf was built without BPF skeletons (build with BUILD_BPF_SKEL=1)",
+				   "perf was built without BPF windows (build with BUILD_BPF_SKEL=1 and clang 14 or later)",
 				   false);
 #endif
 }

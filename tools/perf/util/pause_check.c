@@ -267,10 +267,10 @@ int pause__check(bool silent)
 	       shared < 0 ? "unknown (one online CPU)" : yes_no(shared));
 	printf("BPF kfunc bpf_perf_event_pause() (--bpf-pause):       %s%s\n",
 	       yes_no(has_kfunc()),
-#ifdef HAVE_BPF_SKEL
+#ifdef HAVE_BPF_PAUSE
 	       ""
 #else
-	       " (but this perf was built without BPF skeletons)"
+	       " (but this perf was built without --bpf-pause)"
 #endif
 	       );
 	if (start_paused)

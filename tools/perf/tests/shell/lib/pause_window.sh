@@ -41,8 +41,8 @@ pw_skip_without_kfunc() {
     echo "$1 [Skipped: kernel has no bpf_perf_event_pause() kfunc]"
     exit 2
   fi
-  if ! perf check feature -q bpf_skeletons; then
-    echo "$1 [Skipped: perf built without BPF skeletons]"
+  if ! perf check feature -q bpf_pause; then
+    echo "$1 [Skipped: perf built without BPF windows (BPF skeletons, clang 14)]"
     exit 2
   fi
   if [ "$(id -u)" != 0 ]; then
