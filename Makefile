@@ -127,7 +127,7 @@ vm: kernel root
 run: x86-only kernel perf
 	@$(H)/demo.sh
 
-# The demo and the benchmarks run in the x86-64 guest only.
+# The demo runs in the x86-64 guest only.
 x86-only:
 ifneq ($(ARCH),x86_64)
 	$(error this target runs in the x86-64 guest only (no ARCH=$(ARCH)))
@@ -138,9 +138,10 @@ check: deps
 	@$(H)/check.sh
 
 ## bench         benchmarks in the VM: cost per window, data reduction, paused overhead, scaling
-bench: x86-only kernel perf selftests
-	@$(H)/build-bench.sh $(B)/selftests/bpf $(B)/bench
-	@$(H)/bench.sh
+##               (ARCH=arm64: windows on cycles and instructions, beside software events)
+bench: kernel perf selftests
+	@$(H)/build-bench.sh $(SELFTESTS)/bpf $(AB)/bench
+	@BENCH_OUT=$(AB)/bench $(H)/bench.sh
 
 ## fuzz          fuzz the perf --bpf-pause spec parser for FUZZ_SECONDS (default 600)
 fuzz: deps

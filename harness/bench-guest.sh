@@ -11,18 +11,23 @@ tsv=${1:?usage: bench-guest.sh OUT_TSV}
 : "${PERF:?}" "${BENCH:?}"
 cd /tmp
 : >"$tsv"
-ratio() { echo "scale=3; $1 / $2" | bc -l | sed 's/^\./0./'; }
+# awk, not bc: the arm64 guest's root has no bc.
+calc() { awk "BEGIN { printf \"$1\\n\", $2 }"; }	# calc FORMAT EXPR
+ratio() { calc %.3f "$1 / $2"; }
 put() {	# put METRIC VALUE UNIT [NOTE]
 	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$tsv"
 	printf '  %-46s %12s %-10s %s\n' "$1" "$2" "$3" "${4:-}"
 }
 
-echo "# window benchmarks: kernel $(uname -r), $(nproc) vCPUs, QEMU TCG guest, no PMU"
+pmu="no PMU"
+[ -d /sys/bus/event_source/devices/armv8_pmuv3 ] && pmu="PMUv3 (cycles = instructions under -icount)"
+echo "# window benchmarks: kernel $(uname -r) $(uname -m), $(nproc) vCPUs, QEMU TCG guest, $pmu"
 echo "# Times are guest time under 'qemu -icount shift=0': 1 ns = 1 emulated instruction,"
 echo "# repeatable to ~0.1%.  They count instructions, not a machine's cycles: cache"
 echo "# misses, pipeline flushes on syscall/exception entry and the real cost of"
 echo "# reprogramming a timer (cpu-clock pause/resume re-arms an hrtimer; here the"
-echo "# emulated LAPIC write is one instruction) are not in them."
+echo "# emulated LAPIC write is one instruction) and of a PMU register write are not"
+echo "# in them."
 
 declare -A ns
 want() { [ -z "${SECTIONS:-}" ] || [[ " $SECTIONS " == *" $1 "* ]]; }
@@ -95,8 +100,8 @@ for way in none kernel filter; do
 	sec[$way]=$(tr ' ' '\n' <<<"${runs[$way]}" | sed '/^$/d' | sort -n | sed -n 4p)
 	put "paused_run_seconds_${way}" "${sec[$way]}" s "median of 7"
 done
-put paused_slowdown_kernel_pause "$(echo "scale=4; ${sec[kernel]} / ${sec[none]}" | bc -l | sed 's/^\./0./')" x "vs no perf"
-put paused_slowdown_bpf_filter "$(echo "scale=4; ${sec[filter]} / ${sec[none]}" | bc -l | sed 's/^\./0./')" x "vs no perf"
+put paused_slowdown_kernel_pause "$(calc %.4f "${sec[kernel]} / ${sec[none]}")" x "vs no perf"
+put paused_slowdown_bpf_filter "$(calc %.4f "${sec[filter]} / ${sec[none]}")" x "vs no perf"
 fi
 
 if want 4; then
@@ -107,7 +112,7 @@ for threads in 1 2 4; do
 		n=$((gap == 0 ? 5000 : gap == 2000 ? 2000 : 500))
 		read -r bare_ns rate <<<"$(REPEATS=3 "$BENCH" scale bare "$threads" "$gap" "$n")"
 		read -r kf_ns kf_rate <<<"$(REPEATS=3 "$BENCH" scale kfunc-sampling "$threads" "$gap" "$n")"
-		extra=$(echo "$kf_ns - $bare_ns" | bc -l)
+		extra=$(calc %.1f "$kf_ns - $bare_ns")
 		put "scale_t${threads}_gap${gap}_windows_per_s" "$kf_rate" windows/s
 		put "scale_t${threads}_gap${gap}_kfunc_extra_ns" "$extra" ns/window "bare: ${bare_ns} ns/window incl. gap"
 	done
@@ -157,4 +162,27 @@ for nev in 1 8 64; do
 	put "swap_ratio_mixed_vs_running_e${nev}" "$(ratio "${ns[swap.mixed]}" "${ns[swap.running]}")" x \
 		"one inside, one outside: not swapped, $nev events"
 done
+fi
+
+if want 7; then
+echo
+echo "## 7. cost per window on the PMU's counters: the kfunc and trigger events, vs software events"
+# Where the PMU pauses (arm64 PMUv3 here): cycles:u sampling and
+# instructions:u counting windows, beside section 1's cpu-clock and
+# page-faults, as ratios to the same bare trigger pair.
+if ! "$BENCH" cost tp kfunc-cycles 10 >/dev/null 2>&1; then
+	echo "  (skipped: no cycles event that can pause here)"
+else
+	N=${N:-20000}
+	for kind in tp kprobe; do
+		for way in bare kfunc-sampling kfunc-counting kfunc-cycles kfunc-instructions trigger trigger-cycles; do
+			ns[$kind.$way]=$("$BENCH" cost "$kind" "$way" "$N")
+			put "hw_window_ns_${kind}_${way//-/_}" "${ns[$kind.$way]}" ns/iter
+		done
+		b=${ns[$kind.bare]}
+		for way in kfunc-sampling kfunc-counting kfunc-cycles kfunc-instructions trigger trigger-cycles; do
+			put "hw_window_cost_ratio_${way//-/_}_vs_bare_$kind" "$(ratio "${ns[$kind.$way]}" "$b")" x
+		done
+	done
+fi
 fi

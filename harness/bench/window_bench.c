@@ -14,13 +14,18 @@
  *                                        on one CPU (clone context swaps)
  *
  * KIND: tp (syscalls:sys_{enter,exit}_getppid) or kprobe
- * (__x64_sys_getppid, entry and return); the loop body is getppid().
+ * (__x64_sys_getppid or __arm64_sys_getppid, entry and return); the loop
+ * body is getppid().
  * WAY: none (no probe), bare (BPF programs that do nothing),
  * kfunc-sampling / kfunc-counting (bpf_perf_event_pause() on a
  * start-paused cpu-clock sampling / page-faults counting event),
  * trigger (trigger events with attr.resume/pause, no BPF), filter (cpu-clock
  * always sampling, a BPF perf_event program drops samples outside
  * windows), ioctl (PERF_EVENT_IOC_ENABLE/DISABLE around each iteration).
+ * On a machine with a PMU that can pause: kfunc-cycles / kfunc-instructions
+ * (the kfunc on a start-paused cycles:u sampling / instructions:u counting
+ * event), trigger-cycles (trigger events on a start-paused cycles:u
+ * sampling group leader).
  * Each figure is the median of REPEATS runs (env, default 5).
  */
 #define _GNU_SOURCE
@@ -44,7 +49,14 @@
 #include "window_bench.skel.h"
 
 #define SAMPLE_PERIOD_NS	100000	/* cpu-clock at 10 kHz */
+#define SAMPLE_PERIOD_CYCLES	100000
 #define RING_PAGES		256
+
+#ifdef __aarch64__
+#define GETPPID_SYM	"__arm64_sys_getppid"
+#else
+#define GETPPID_SYM	"__x64_sys_getppid"
+#endif
 
 static struct window_bench *skel;
 static struct bpf_link *links[2];
@@ -101,12 +113,13 @@ static int perf_open(struct perf_event_attr *attr, int group)
  */
 static bool inherit;
 
-static int open_cpu_clock(bool start_paused, bool disabled)
+static int open_sampling(__u32 type, __u64 config, __u64 period, bool start_paused,
+			 bool disabled)
 {
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_CPU_CLOCK,
-		.sample_period = SAMPLE_PERIOD_NS,
+		.type = type,
+		.config = config,
+		.sample_period = period,
 		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID,
 		.inherit = inherit,
 		.exclude_kernel = 1,
@@ -121,16 +134,35 @@ static int open_cpu_clock(bool start_paused, bool disabled)
 	return fd;
 }
 
-static int open_page_faults(void)
+static int open_cpu_clock(bool start_paused, bool disabled)
+{
+	return open_sampling(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, SAMPLE_PERIOD_NS,
+			     start_paused, disabled);
+}
+
+/* cycles:u, sampling: the PMU's own pause (or EOPNOTSUPP where it has none). */
+static int open_cycles(void)
+{
+	return open_sampling(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
+			     SAMPLE_PERIOD_CYCLES, true, false);
+}
+
+static int open_counting(__u32 type, __u64 config)
 {
 	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.type = type,
+		.config = config,
 		.inherit = inherit,
+		.exclude_kernel = type == PERF_TYPE_HARDWARE,
 		.start_paused = 1,
 	};
 
 	return perf_open(&attr, -1);
+}
+
+static int open_page_faults(void)
+{
+	return open_counting(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS);
 }
 
 static long read_long(const char *path)
@@ -165,7 +197,7 @@ static void open_triggers(const char *kind, const char *resume_tp, const char *p
 		} else {
 			attr.type = read_long("/sys/bus/event_source/devices/kprobe/type");
 			attr.config = i == 1;	/* format/retprobe: config:0 */
-			attr.config1 = (unsigned long)"__x64_sys_getppid";
+			attr.config1 = (unsigned long)GETPPID_SYM;
 		}
 		perf_open(&attr, leader);
 	}
@@ -191,7 +223,7 @@ static void attach(const char *kind, struct bpf_program *tp_prog, struct bpf_pro
 		} else {
 			LIBBPF_OPTS(bpf_kprobe_opts, o, .bpf_cookie = i, .retprobe = i);
 
-			links[i] = bpf_program__attach_kprobe_opts(kp_prog, "__x64_sys_getppid", &o);
+			links[i] = bpf_program__attach_kprobe_opts(kp_prog, GETPPID_SYM, &o);
 		}
 		if (!links[i])
 			die("attaching a trigger");
@@ -224,6 +256,10 @@ static void setup(const char *kind, const char *way, const char *resume_tp, cons
 		open_triggers(kind, resume_tp, pause_tp, open_cpu_clock(true, false));
 		return;
 	}
+	if (!strcmp(way, "trigger-cycles")) {
+		open_triggers(kind, resume_tp, pause_tp, open_cycles());
+		return;
+	}
 	load();
 	if (!strcmp(way, "bare")) {
 		attach(kind, skel->progs.tp_bare, skel->progs.kp_bare, resume_tp, pause_tp);
@@ -232,6 +268,12 @@ static void setup(const char *kind, const char *way, const char *resume_tp, cons
 		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
 	} else if (!strcmp(way, "kfunc-counting")) {
 		put_event(open_page_faults());
+		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
+	} else if (!strcmp(way, "kfunc-cycles")) {
+		put_event(open_cycles());
+		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
+	} else if (!strcmp(way, "kfunc-instructions")) {
+		put_event(open_counting(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS));
 		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
 	} else if (!strcmp(way, "filter")) {
 		int fd = open_cpu_clock(false, false);
