@@ -4,8 +4,10 @@
 # Build tools/perf from the patched tree with BPF skeletons (clang-19),
 # libtraceevent, libelf and libdw; without Rust (rustc here breaks the
 # libperf-test.a archive), Python or Perl bindings.  Fails if the result
-# was built without BPF skeletons, since every BPF feature needs them.
-# NOSKEL=1 builds it without them on purpose (to test what perf says then).
+# was built without BPF skeletons or without bpf_pause (--bpf-pause and
+# the other BPF window options, which need clang 14), since the tests need
+# them.  NOSKEL=1 builds it without them on purpose (to test what perf
+# says then).
 # KARCH=arm64 SYSROOT=DIR cross-builds it for the arm64 guest against the
 # arm64 root DIR (harness/arm64-root.sh): its libraries and pkg-config
 # files, aarch64-linux-gnu-gcc, and the same clang for the BPF side.
@@ -45,7 +47,11 @@ if [ "${KARCH:-x86_64}" = arm64 ]; then
 		echo "build-perf: perf for arm64 was built without BPF skeletons or --bpf-pause; see $obj/build.log" >&2
 		exit 1
 	fi
-elif ! "$obj/perf" version --build-options | grep -Eq "bpf_pause: +\\[ $skel"; then
-	echo "build-perf: perf's BPF skeletons or --bpf-pause are not $skel; see $obj/build.log" >&2
-	exit 1
+else
+	opts=$("$obj/perf" version --build-options)
+	if ! grep -Eq "bpf_skeletons: +\\[ $skel" <<<"$opts" ||
+	   ! grep -Eq "bpf_pause: +\\[ $skel" <<<"$opts"; then
+		echo "build-perf: perf's BPF skeletons or bpf_pause are not $skel; see $obj/build.log" >&2
+		exit 1
+	fi
 fi

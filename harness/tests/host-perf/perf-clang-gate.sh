@@ -18,7 +18,7 @@ chmod +x "$fake"
 fail=0
 for clang in "$fake" clang-19; do
 	rm -f "$out/.config-detected"
-	log=$(make -C "$TREE/tools/perf" O="$out" --no-print-directory NO_RUST=1 NO_LIBPYTHON=1 \
+	log=$(make -C "$TREE/tools/perf" O="$out" --no-print-directory JOBS=1 NO_RUST=1 NO_LIBPYTHON=1 \
 		NO_LIBPERL=1 NO_LIBUNWIND=1 NO_LIBBABELTRACE=1 BUILD_BPF_SKEL=1 CLANG="$clang" \
 		LLVM_CONFIG=llvm-config-19 feature-dump 2>&1)
 	detected=$(cat "$out/.config-detected" 2>/dev/null)

@@ -5,7 +5,7 @@
 set -uo pipefail
 perf=${B:?run through make check}/perf-noskel/perf
 fail=0
-msg="is not available because perf was built without BPF windows (build with BUILD_BPF_SKEL=1 and clang 14 or later)"
+msg="is not available because perf was built without bpf_pause (needs BUILD_BPF_SKEL=1 and clang 14 or later)"
 for cmd in record stat; do
 	for opt in --bpf-pause=tp:r:syscalls:sys_exit_getppid --bpf-aux-pause=kprobe:p:vfs_read \
 		   --switch-on=syscalls:sys_exit_getppid --switch-off=kprobe:vfs_read; do

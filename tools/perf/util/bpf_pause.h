@@ -112,7 +112,7 @@ int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_obj(const struct option *opt, const char *str, int unset);
-/* Without BPF skeletons, refuse the options above while parsing, saying why. */
+/* Without bpf_pause (BPF skeletons, clang 14), refuse the options above while parsing, saying why. */
 void bpf_pause__set_nobuild(struct option *options);
 
 static inline bool bpf_pause__active(const struct bpf_pause *bp)
@@ -163,7 +163,7 @@ static inline int bpf_pause__prepare(struct bpf_pause *bp __maybe_unused,
 				     struct evlist *evlist __maybe_unused,
 				     struct target *target __maybe_unused)
 {
-	pr_err("--bpf-pause, --switch-on and --switch-off need BPF windows: this perf was built without them (build with BUILD_BPF_SKEL=1 and clang 14 or later)\n");
+	pr_err("--bpf-pause, --switch-on and --switch-off need bpf_pause: this perf was built without it (needs BUILD_BPF_SKEL=1 and clang 14 or later)\n");
 	return -1;
 }
 

@@ -91,7 +91,7 @@ void bpf_pause__set_nobuild(struct option *options __maybe_unused)
 	/* Not ignored, as --off-cpu is: everything would be counted. */
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		set_option_nobuild(options, '\0', names[i],
-				   "perf was built without BPF windows (build with BUILD_BPF_SKEL=1 and clang 14 or later)",
+				   "perf was built without bpf_pause (needs BUILD_BPF_SKEL=1 and clang 14 or later)",
 				   false);
 #endif
 }

@@ -42,7 +42,7 @@ pw_skip_without_kfunc() {
     exit 2
   fi
   if ! perf check feature -q bpf_pause; then
-    echo "$1 [Skipped: perf built without BPF windows (BPF skeletons, clang 14)]"
+    echo "$1 [Skipped: perf built without bpf_pause (BPF skeletons, clang 14)]"
     exit 2
   fi
   if [ "$(id -u)" != 0 ]; then
