@@ -112,7 +112,7 @@ int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset);
 int bpf_pause__parse_obj(const struct option *opt, const char *str, int unset);
-/* Without bpf_pause (BPF skeletons, clang 14), refuse the options above while parsing, saying why. */
+/* Without bpf_pause (skeletons, clang 14), refuse the options above while parsing. */
 void bpf_pause__set_nobuild(struct option *options);
 
 static inline bool bpf_pause__active(const struct bpf_pause *bp)
