@@ -25,7 +25,7 @@ for clang in "$fake" clang-19; do
 	skel=no pause=no warned=no
 	grep -qx CONFIG_PERF_BPF_SKEL=y <<<"$detected" && skel=yes
 	grep -qx CONFIG_PERF_BPF_PAUSE=y <<<"$detected" && pause=yes
-	grep -qF "Disabled --bpf-pause, --switch-on and --switch-off as their BPF program needs at least" \
+	grep -qF "Disabled --bpf-pause, --switch-on, --switch-off and the other bpf_pause options as their BPF program needs at least" \
 		<<<"$log" && warned=yes
 	want="skel=yes pause=yes warned=no"
 	[ "$clang" = "$fake" ] && want="skel=yes pause=no warned=yes"
