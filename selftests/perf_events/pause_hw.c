@@ -310,6 +310,46 @@ TEST(paused_reads_stand_still)
 }
 
 /*
+ * A group's counters stop and start at one instant: two instructions
+ * counters, user and kernel, in one group paused and resumed by its
+ * triggers count exactly the same.  Paused one member after the other,
+ * each window would give the second member the instructions of the
+ * pause path between the two, and the first those of the resume path.
+ */
+TEST(group_pauses_at_one_instant)
+{
+	const char *why;
+	struct perf_event_attr attr = hw_attr(PERF_COUNT_HW_INSTRUCTIONS);
+	struct { __u64 nr, v[4]; } g;	/* instructions, 2 triggers, instructions */
+	int fd, sib, trig[2];
+
+	why = no_hw_pause();
+	if (why)
+		SKIP(return, "%s", why);
+	warm_up();
+	attr.exclude_kernel = 0;
+	attr.read_format = PERF_FORMAT_GROUP;
+	fd = open_paused_group(&attr, trig, 0);
+	ASSERT_GE(fd, 0) TH_LOG("instructions start_paused: %s", strerror(-fd));
+	attr.read_format = 0;
+	sib = sys_perf_event_open(&attr, 0, -1, fd, 0);
+	ASSERT_GE(sib, 0) TH_LOG("instructions in the group: %s", strerror(errno));
+
+	run_windows(100, 1000);
+	loop_out(100000);
+	ASSERT_EQ(read(fd, &g, sizeof(g)), sizeof(g));
+	EXPECT_EQ(g.nr, 4);
+	EXPECT_GE(g.v[0], 100 * 2000ULL);
+	EXPECT_EQ(g.v[0], g.v[3])
+		TH_LOG("100 windows: leader %llu, sibling %llu instructions",
+		       (unsigned long long)g.v[0], (unsigned long long)g.v[3]);
+	close(sib);
+	close(trig[1]);
+	close(trig[0]);
+	close(fd);
+}
+
+/*
  * RESET, DISABLE/ENABLE, PERIOD and REFRESH all restart the counter in
  * the PMU driver; a paused event must stay paused through each.
  */
