@@ -28,7 +28,7 @@ if ! $PERF stat -e cycles:u -x, -o $tmp/probe true 2>/dev/null ||
 	# The arm64 guest has one (vm-run.sh): there, its absence is a failure.
 	verdict=SKIP
 	[ "$(uname -m)" = aarch64 ] && verdict=FAIL
-	for c in instructions cycles record windows-trigger-events windows-bpf-pause windows-switch-on windows-bpf-kprobe record-bpf-kprobe review-line-stat review-line-record; do
+	for c in instructions cycles record windows-trigger-events windows-bpf-pause windows-switch-on windows-bpf-kprobe record-bpf-kprobe windows-uprobe-loop review-line-stat review-line-record; do
 		result $verdict "$c: no hardware PMU in this guest (perf stat -e cycles: $(tail -1 $tmp/probe 2>/dev/null))"
 	done
 	exit 0
@@ -142,6 +142,29 @@ if $PERF record -q -o $tmp/kdata -e cycles/action=start-paused/u -c 10000 \
 	fi
 else
 	result FAIL "record-bpf-kprobe: perf record failed: $(tail -1 $tmp/krec.err)"
+fi
+
+# Frame windows on a function whose first instruction is its loop's
+# branch target (hw_loop): the uprobe on its entry hits at every
+# iteration, in the same frame, with the return already hijacked by the
+# uretprobe (in the link register on arm64, on the stack on x86).  Those
+# hits are calls chained to the open frame: one window a call, nested
+# opens for the other hits, none closed as if the function had been left
+# by longjmp.
+if setarch "$(uname -m)" -R $PERF stat -o $tmp/ustat -e instructions/action=start-paused/u \
+	--bpf-pause=uprobe:r:$loop:hw_loop,uretprobe:p:$loop:hw_loop \
+	-- $loop 100 20 2>$tmp/ustat.err; then
+	line=$(grep 'windows opened by' $tmp/ustat)
+	case "$line" in
+	*" 20 "*"windows opened"*"(20 closed, 1980 nested"*longjmp*)
+		result FAIL "windows-uprobe-loop: a loop back to the entry taken for longjmps: $line" ;;
+	*" 20 "*"windows opened"*"(20 closed, 1980 nested"*)
+		result PASS "windows-uprobe-loop: 20 calls of hw_loop 100, its entry the loop's target: $line" ;;
+	*)
+		result FAIL "windows-uprobe-loop: 20 calls of hw_loop 100, its entry the loop's target, want 20 windows, 1980 nested: $line" ;;
+	esac
+else
+	result FAIL "windows-uprobe-loop: perf stat failed: $(tail -1 $tmp/ustat.err)"
 fi
 
 # The review thread's command line: cycles and instructions of the kernel

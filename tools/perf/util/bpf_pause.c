@@ -1032,6 +1032,18 @@ static int fill_boundaries(struct bpf_pause *bp, struct evlist *evlist)
 	return 0;
 }
 
+/* Where a function's return address is at a uprobe on its entry. */
+static enum pause_ret_addr ret_addr_at(void)
+{
+#if defined(__x86_64__)
+	return PAUSE_RET_STACK;
+#elif defined(__aarch64__)
+	return PAUSE_RET_LR;
+#else
+	return PAUSE_RET_UNKNOWN;
+#endif
+}
+
 /* Every windowed event starts paused: a CPU's state is known from the start. */
 static bool all_start_paused(struct evlist *evlist)
 {
@@ -1339,6 +1351,7 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	skel->rodata->per_cpu_ranges = per_cpu;
 	skel->rodata->filter_threads = !per_cpu || bp->workload_only;
 	skel->rodata->start_paused = all_start_paused(evlist);
+	skel->rodata->ret_addr_at = ret_addr_at();
 	set_perf_pid(skel);
 	/* Context switches are followed in CPU-bound sessions only. */
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);

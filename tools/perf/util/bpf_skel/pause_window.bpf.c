@@ -180,6 +180,7 @@ const volatile __u64 perf_ns_ino;
 const volatile bool perf_init_ns;	/* perf_tgid is the kernel's own number */
 const volatile bool has_preds;		/* a trigger has a predicate: preds */
 const volatile bool has_timeouts;	/* a trigger has a timeout: check deadlines */
+const volatile __u32 ret_addr_at;	/* enum pause_ret_addr */
 
 /* SPEC{...}: each trigger's predicate and limits, and their counts. */
 #define PAUSE_MAX_SPECS	64
@@ -562,6 +563,11 @@ struct pt_regs___pw {
 	unsigned long sp;
 } __attribute__((preserve_access_index));
 
+/* arm64's general registers, x30 the link register. */
+struct pt_regs___pwlr {
+	unsigned long regs[31];
+} __attribute__((preserve_access_index));
+
 /* Where the uretprobe machinery points hijacked returns (kernel/events/uprobes.c). */
 struct xol_area___pw {
 	unsigned long vaddr;
@@ -576,12 +582,26 @@ struct mm_struct___pw {
 } __attribute__((preserve_access_index));
 
 /*
- * A frame probe's entry at the stack pointer of the innermost frame is a
- * call chained to it (FUNC tail-calling FUNC: the return address on the
- * stack is already the uretprobe trampoline, and both returns will fire
- * there), not a new call after that frame was left.
+ * The link register at a uprobe's hit, 0 where the return address is
+ * elsewhere: at a function's entry, arm64 has it in x30.
  */
-static bool chained_call(struct task_struct *task, __u64 sp)
+static __u64 link_register(struct pt_regs *ctx)
+{
+	if (ret_addr_at != PAUSE_RET_LR ||
+	    !bpf_core_field_exists(((struct pt_regs___pwlr *)0)->regs))
+		return 0;
+	return ((struct pt_regs___pwlr *)ctx)->regs[30];
+}
+
+/*
+ * A frame probe's entry at the stack pointer of the innermost frame is a
+ * call chained to it (FUNC tail-calling FUNC, or a loop branching back to
+ * FUNC's first instruction: the return address, on the stack on x86 and
+ * in the link register @lr on arm64, is already the uretprobe
+ * trampoline, and both returns will fire there), not a new call after
+ * that frame was left.
+ */
+static bool chained_call(struct task_struct *task, __u64 sp, __u64 lr)
 {
 	struct mm_struct___pw *mm = (void *)task->mm;
 	__u64 ret = 0, trampoline;
@@ -590,8 +610,17 @@ static bool chained_call(struct task_struct *task, __u64 sp)
 	    !bpf_core_field_exists(((struct xol_area___pw *)0)->vaddr))
 		return false;
 	trampoline = BPF_CORE_READ(mm, uprobes_state.xol_area, vaddr);
-	return trampoline && !bpf_probe_read_user(&ret, sizeof(ret), (void *)sp) &&
-	       ret == trampoline;
+	if (!trampoline)
+		return false;
+	switch (ret_addr_at) {
+	case PAUSE_RET_STACK:
+		return !bpf_probe_read_user(&ret, sizeof(ret), (void *)sp) &&
+		       ret == trampoline;
+	case PAUSE_RET_LR:
+		return lr == trampoline;
+	default:
+		return false;
+	}
 }
 
 static struct pause_frame *top_frame(struct pause_thread *pt)
@@ -669,17 +698,18 @@ __noinline bool close_to(struct pause_thread *pt __arg_nonnull, __u32 depth,
 
 /*
  * Close the windows of @pt's frames that are gone at a frame probe's hit
- * with user stack pointer @sp: at an entry (@close false) those opened at
+ * with user stack pointer @sp and link register @lr (see chained_call()):
+ * at an entry (@close false) those opened at
  * or below @sp (the same call site again, or an outer one) unless the
  * call is chained to the innermost, at a return those more than the
  * popped return address below it.
  */
 static __always_inline void close_unwound(void *ctx, struct task_struct *task,
 					  struct pause_thread *pt, struct pause_stats *st,
-					  __u64 sp, bool close)
+					  __u64 sp, __u64 lr, bool close)
 {
 	bool chained = !close && top_frame(pt) && top_frame(pt)->sp == sp &&
-		       chained_call(task, sp);
+		       chained_call(task, sp, lr);
 	struct pause_frame *f;
 	bool last = false, own = false;
 
@@ -949,8 +979,11 @@ static bool expired(struct pause_thread *pt)
 	return has_timeouts && deadline && bpf_ktime_get_ns() >= deadline;
 }
 
-/* @sp: the user stack pointer at a frame probe's hit (PAUSE_COOKIE_FRAME). */
-static int set_paused(void *ctx, __u64 cookie, __u64 sp)
+/*
+ * @sp, @lr: the user stack pointer and link register at a frame probe's
+ * hit (PAUSE_COOKIE_FRAME).
+ */
+static int set_paused(void *ctx, __u64 cookie, __u64 sp, __u64 lr)
 {
 	bool pause = PAUSE_COOKIE_PAUSE(cookie), frame = PAUSE_COOKIE_FRAME(cookie);
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -979,7 +1012,7 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 		/* The close that goes with this open must not close another. */
 		if (!pause) {
 			if (frame) {
-				close_unwound(ctx, task, pt, st, sp, false);
+				close_unwound(ctx, task, pt, st, sp, lr, false);
 				push_frame(pt, sp, true);
 			}
 			skip_update(pt, true, true, 0, false);
@@ -987,7 +1020,7 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp)
 		return 0;
 	}
 	if (frame) {
-		close_unwound(ctx, task, pt, st, sp, pause);
+		close_unwound(ctx, task, pt, st, sp, lr, pause);
 		if (!pause)
 			push_frame(pt, sp, false);
 	}
@@ -1060,14 +1093,15 @@ int pause_probe(struct pt_regs *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
 
-	return set_paused(ctx, cookie,
-			  PAUSE_COOKIE_FRAME(cookie) ? ((struct pt_regs___pw *)ctx)->sp : 0);
+	if (!PAUSE_COOKIE_FRAME(cookie))
+		return set_paused(ctx, cookie, 0, 0);
+	return set_paused(ctx, cookie, ((struct pt_regs___pw *)ctx)->sp, link_register(ctx));
 }
 
 SEC("tp")
 int pause_tracepoint(void *ctx)
 {
-	return set_paused(ctx, bpf_get_attach_cookie(ctx), 0);
+	return set_paused(ctx, bpf_get_attach_cookie(ctx), 0, 0);
 }
 
 /*
@@ -1096,25 +1130,25 @@ int pause_tracepoint(void *ctx)
 SEC("kprobe")
 int pause_obj_open(struct pt_regs *ctx)
 {
-	return set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0);
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0, 0);
 }
 
 SEC("kprobe")
 int pause_obj_close(struct pt_regs *ctx)
 {
-	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0);
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0, 0);
 }
 
 SEC("tp")
 int pause_obj_tp_open(void *ctx)
 {
-	return set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0);
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0, 0);
 }
 
 SEC("tp")
 int pause_obj_tp_close(void *ctx)
 {
-	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0);
+	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0, 0);
 }
 
 /*

@@ -121,6 +121,18 @@ struct pause_boundary {
 #define PAUSE_COOKIE_PAUSE(cookie)	((cookie) & 1)
 
 /*
+ * Where a function's return address is when a uprobe on its entry hits,
+ * for frame windows to tell a call chained to the innermost frame (a tail
+ * call, or a loop back to the entry) from a new one: perf sets it for
+ * the architecture it runs on.
+ */
+enum pause_ret_addr {
+	PAUSE_RET_UNKNOWN,	/* not told apart: a new call */
+	PAUSE_RET_STACK,	/* at the stack pointer (x86: pushed by call) */
+	PAUSE_RET_LR,		/* in the link register (arm64: x30) */
+};
+
+/*
  * A trigger's predicate and limits (SPEC{...}, see bpf_pause_pred.c), by
  * spec index: the filter in postfix order, evaluated on each hit of a
  * session thread before the trigger acts; then every= and max=.
