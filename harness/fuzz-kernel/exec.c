@@ -1,0 +1,773 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runner: one program's operations, in a process of its own that the
+ * supervisor (main.c) watches.  It keeps the model of its modelled
+ * groups: {page-faults (maybe start_paused), a resume trigger on
+ * getppid(), a pause trigger on getpgid()} in this thread, counting
+ * exactly the faults of OP_FAULTS made while the group is enabled and
+ * its window open, and checks every read of them against it.  Reads of
+ * the other events are checked for what must hold of any event: times
+ * and counts never go back (but after a reset), time paused within time
+ * running within time enabled.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/hw_breakpoint.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "pfz.h"
+
+struct slot {
+	int		fd;
+	int		event;
+	uint64_t	read_format;
+	void		*ring, *aux;
+	size_t		ring_len, aux_len;
+	/* The last read, for the monotonic checks; valid while resets agree. */
+	bool		seen;
+	uint64_t	resets;
+	uint64_t	value, enabled, running, paused;
+};
+
+struct model {
+	bool		open, enabled, paused;
+	bool		inexact;	/* counted faults of an unsafe op: until a reset */
+	int		leader, trig[2];
+	uint64_t	count;
+};
+
+static struct slot slots[PFZ_SLOTS];
+static struct model models[PFZ_MODELS];
+static uint64_t resets;			/* PERF_EVENT_IOC_RESET calls so far */
+static bool in_window;
+static pid_t kids[64];
+static int nr_kids;
+static pthread_t threads[16];
+static int nr_threads;
+static int ping[2], pong[2];
+static uint64_t readbuf[4 + 4 * 256];
+static struct pfz_result *res;
+static long page_size;
+
+static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
+				int group, unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+/*
+ * Raw system calls inside windows: glibc's read(), write(), close() and
+ * usleep() are cancellation points, which write the thread's descriptor
+ * in a process with threads: a copy-on-write fault after a fork.
+ */
+static ssize_t raw_read(int fd, void *buf, size_t len)
+{
+	return syscall(SYS_read, fd, buf, len);
+}
+
+static ssize_t raw_write(int fd, const void *buf, size_t len)
+{
+	return syscall(SYS_write, fd, buf, len);
+}
+
+static void raw_close(int fd)
+{
+	syscall(SYS_close, fd);
+}
+
+static void raw_usleep(uint64_t us)
+{
+	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = us % 1000000 * 1000 };
+
+	syscall(SYS_nanosleep, &ts, NULL);
+}
+
+__attribute__((noinline)) void pfz_uprobe_target(int n)
+{
+	asm volatile("" : : "r"(n) : "memory");
+}
+
+static int fail(int op, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (res->failed_op >= 0)
+		return -1;
+	res->failed_op = op;
+	va_start(ap, fmt);
+	vsnprintf(res->why, sizeof(res->why), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ	22
+#define MADV_POPULATE_WRITE	23
+#endif
+
+static __attribute__((noinline)) void settle_stack(void)
+{
+	volatile char stack[256 * 1024];
+
+	for (size_t i = 0; i < sizeof(stack); i += 512)
+		stack[i] = 0;
+}
+
+/*
+ * Map every page the runner may touch inside a window, so that nothing
+ * there faults but what the model predicts: a forked process has no page
+ * table entries for its file mappings (text, rodata, libraries) until it
+ * touches them, and its private writable pages (data, bss, heap, stack,
+ * the thread descriptor glibc's cancellation points write, the rseq area
+ * the kernel writes at a migration) are copy-on-write.  Populated for
+ * reading and writing respectively, and the stack grown beforehand.
+ */
+static void settle(void)
+{
+	char line[512], perm[8];
+	unsigned long lo, hi;
+	FILE *f;
+
+	settle_stack();
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3 || perm[0] != 'r' ||
+		    strstr(line, "[vvar") || strstr(line, "[vsyscall]"))
+			continue;
+		madvise((void *)lo, hi - lo, perm[1] == 'w' && perm[3] == 'p' ?
+			MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+	}
+	fclose(f);
+	errno = 0;
+}
+
+/* Exactly @n page faults: fresh anonymous pages, touched once each. */
+static void touch_fresh_pages(int n)
+{
+	char *p = mmap(NULL, n * page_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return;
+	madvise(p, n * page_size, MADV_NOHUGEPAGE);
+	for (int i = 0; i < n; i++)
+		((volatile char *)p)[i * page_size] = 1;
+	munmap(p, n * page_size);
+}
+
+static void spin_us(uint64_t us, bool probes)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (probes) {
+			pfz_uprobe_target(us);
+			pfz_watched++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000 + (t.tv_nsec - t0.tv_nsec) / 1000 < (long)us);
+}
+
+static void *switch_partner(void *arg)
+{
+	char c;
+
+	while (read(ping[0], &c, 1) == 1)
+		if (write(pong[1], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/* --- events ------------------------------------------------------------- */
+
+static void close_slot(struct slot *s)
+{
+	if (s->aux)
+		munmap(s->aux, s->aux_len);
+	if (s->ring)
+		munmap(s->ring, s->ring_len);
+	if (s->fd >= 0)
+		raw_close(s->fd);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+static const uint64_t sample_bits[8] = {
+	PERF_SAMPLE_IP, PERF_SAMPLE_TID, PERF_SAMPLE_TIME, PERF_SAMPLE_ADDR,
+	PERF_SAMPLE_READ, PERF_SAMPLE_ID, PERF_SAMPLE_CPU, PERF_SAMPLE_PERIOD,
+};
+
+static void do_open(const struct pfz_op *op)
+{
+	struct slot *s = &slots[op->a[0] % PFZ_SLOTS];
+	const struct pfz_event *e = &pfz_events[op->a[1] % pfz_nr_events];
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	uint64_t f = op->a[2], place = op->a[5];
+	int group = -1, cpu = -1, pid = 0, fd;
+
+	close_slot(s);
+	if (e->type < 0) {
+		res->opens_refused++;
+		return;
+	}
+	attr.type = e->type;
+	attr.config = e->config;
+	attr.config1 = e->config1;
+	attr.config2 = e->config2;
+	if (e->type == PERF_TYPE_BREAKPOINT) {
+		attr.bp_type = HW_BREAKPOINT_W;
+		attr.bp_addr = (uintptr_t)&pfz_watched;
+		attr.bp_len = HW_BREAKPOINT_LEN_8;
+	}
+	attr.disabled = f >> 0 & 1;
+	attr.inherit = f >> 1 & 1;
+	attr.start_paused = f >> 2 & 1;
+	attr.pause = f >> 3 & 1;
+	attr.resume = f >> 4 & 1;
+	attr.freq = f >> 5 & 1;
+	attr.exclude_kernel = f >> 6 & 1;
+	attr.exclude_user = f >> 7 & 1;
+	attr.enable_on_exec = f >> 8 & 1;
+	attr.aux_start_paused = f >> 9 & 1;
+	attr.aux_pause = f >> 10 & 1;
+	attr.aux_resume = f >> 11 & 1;
+	attr.inherit_thread = f >> 12 & 1;
+	attr.remove_on_exec = f >> 13 & 1;
+	attr.pinned = f >> 14 & 1;
+	attr.inherit_stat = f >> 15 & 1;
+	if (attr.freq)
+		attr.sample_freq = 100 + op->a[3] % 10000;
+	else
+		attr.sample_period = op->a[3];
+	attr.read_format = op->a[4] & 0x3f;
+	for (int i = 0; i < 8; i++)
+		if (op->a[4] >> (8 + i) & 1)
+			attr.sample_type |= sample_bits[i];
+	if (place & 0xff)
+		group = slots[((place & 0xff) - 1) % PFZ_SLOTS].fd;
+	if (place >> 8 & 0xff) {
+		cpu = ((place >> 8 & 0xff) - 1) % pfz_nr_cpus;
+		if (place >> 16 & 1)
+			pid = -1;
+	}
+	fd = sys_perf_event_open(&attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		res->opens_refused++;
+		return;
+	}
+	res->opens_ok++;
+	s->fd = fd;
+	s->event = e - pfz_events;
+	s->read_format = attr.read_format;
+}
+
+static void do_mmap(const struct pfz_op *op)
+{
+	struct slot *s = &slots[op->a[0] % PFZ_SLOTS];
+	struct perf_event_mmap_page *pg;
+
+	if (s->fd < 0 || s->ring)
+		return;
+	s->ring_len = (1 + (1UL << (op->a[1] % 4))) * page_size;
+	s->ring = mmap(NULL, s->ring_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, 0);
+	if (s->ring == MAP_FAILED) {
+		s->ring = NULL;
+		return;
+	}
+	if (!op->a[2])
+		return;
+	pg = s->ring;
+	pg->aux_offset = s->ring_len;
+	pg->aux_size = s->aux_len = (1UL << (op->a[2] % 4)) * page_size;
+	s->aux = mmap(NULL, s->aux_len, PROT_READ | PROT_WRITE, MAP_SHARED, s->fd, s->ring_len);
+	if (s->aux == MAP_FAILED)
+		s->aux = NULL;
+}
+
+static void do_ioctl(int i, const struct pfz_op *op)
+{
+	struct slot *s = &slots[op->a[0] % PFZ_SLOTS];
+	struct slot *s2 = &slots[(op->a[2] >> 8) % PFZ_SLOTS];
+	uint64_t arg = op->a[2], v = 1 + (arg >> 16) % 1000000;
+	unsigned long group = arg & 1 ? PERF_IOC_FLAG_GROUP : 0;
+
+	if (s->fd < 0)
+		return;
+	switch (op->a[1]) {
+	case 0:
+		ioctl(s->fd, PERF_EVENT_IOC_ENABLE, group);
+		break;
+	case 1:
+		ioctl(s->fd, PERF_EVENT_IOC_DISABLE, group);
+		break;
+	case 2:
+		resets++;
+		ioctl(s->fd, PERF_EVENT_IOC_RESET, group);
+		break;
+	case 3:
+		ioctl(s->fd, PERF_EVENT_IOC_REFRESH, 1 + arg % 3);
+		break;
+	case 4:
+		ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &v);
+		break;
+	case 5:
+		ioctl(s->fd, PERF_EVENT_IOC_SET_OUTPUT, arg & 1 ? -1 : s2->fd);
+		break;
+	case 6:
+		ioctl(s->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, arg & 1);
+		break;
+	case 7:
+		ioctl(s->fd, PERF_EVENT_IOC_SHARE_PAUSE, s2->fd);
+		break;
+	case 8:
+		ioctl(s->fd, PERF_EVENT_IOC_ID, &v);
+		break;
+	case 9:
+		ioctl(s->fd, PERF_EVENT_IOC_SET_BPF, pfz_bpf_overflow_fd());
+		break;
+	case 10:
+		ioctl(s->fd, PERF_EVENT_IOC_SET_FILTER, arg & 1 ? "common_pid != 0" : "");
+		break;
+	default:
+		v = arg & 1 ? 0 : ~0ULL >> 1;
+		ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &v);
+		break;
+	}
+}
+
+/* A read of any event: nothing goes back, and the times nest. */
+static void do_read(int i, struct slot *s)
+{
+	uint64_t rf = s->read_format, *p = readbuf, nr = 1, en = 0, ru = 0, pa = 0, val = 0;
+	ssize_t n;
+
+	if (s->fd < 0)
+		return;
+	n = raw_read(s->fd, readbuf, sizeof(readbuf));
+	if (n <= 0)
+		return;
+	if (rf & PERF_FORMAT_GROUP)
+		nr = *p++;
+	if (!(rf & PERF_FORMAT_GROUP))
+		val = *p++;
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)
+		en = *p++;
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING)
+		ru = *p++;
+	if (rf & PERF_FORMAT_GROUP)
+		val = *p++;	/* the leader's, first of the group */
+	if (rf & PERF_FORMAT_ID)
+		p++;
+	if (rf & PERF_FORMAT_LOST)
+		p++;
+	if (rf & PERF_FORMAT_TIME_PAUSED)
+		pa = *p++;
+	if (!nr || (char *)p > (char *)readbuf + n)
+		return;
+	if ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) &&
+	    ru > en)
+		fail(i, "%s (slot %ld): time_running %llu > time_enabled %llu",
+		     pfz_events[s->event].name, (long)(s - slots),
+		     (unsigned long long)ru, (unsigned long long)en);
+	if ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && (rf & PERF_FORMAT_TIME_PAUSED) && pa > ru)
+		fail(i, "%s (slot %ld): time_paused %llu > time_running %llu",
+		     pfz_events[s->event].name, (long)(s - slots),
+		     (unsigned long long)pa, (unsigned long long)ru);
+	if (s->seen && s->resets == resets &&
+	    (val < s->value || en < s->enabled || ru < s->running || pa < s->paused))
+		fail(i, "%s (slot %ld) went back: value %llu -> %llu, enabled %llu -> %llu, running %llu -> %llu, paused %llu -> %llu",
+		     pfz_events[s->event].name, (long)(s - slots),
+		     (unsigned long long)s->value, (unsigned long long)val,
+		     (unsigned long long)s->enabled, (unsigned long long)en,
+		     (unsigned long long)s->running, (unsigned long long)ru,
+		     (unsigned long long)s->paused, (unsigned long long)pa);
+	s->seen = true;
+	s->resets = resets;
+	s->value = val;
+	s->enabled = en;
+	s->running = ru;
+	s->paused = pa;
+}
+
+/* --- the model ------------------------------------------------------------ */
+
+static long tracepoint_event(const char *name)
+{
+	for (int e = 0; e < pfz_nr_events; e++)
+		if (!strcmp(pfz_events[e].name, name))
+			return e;
+	return -1;
+}
+
+static void model_close(struct model *m)
+{
+	if (!m->open)
+		return;
+	raw_close(m->trig[1]);
+	raw_close(m->trig[0]);
+	raw_close(m->leader);
+	memset(m, 0, sizeof(*m));
+}
+
+static int open_trigger(const char *tp, int leader, bool pause)
+{
+	long e = tracepoint_event(tp);
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.sample_period = 1,
+		.pause = pause,
+		.resume = !pause,
+	};
+
+	if (e < 0 || pfz_events[e].type < 0)
+		return -1;
+	attr.config = pfz_events[e].config;
+	return sys_perf_event_open(&attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void model_open(int i, const struct pfz_op *op)
+{
+	struct model *m = &models[op->a[0] % PFZ_MODELS];
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.start_paused = op->a[1] & 1,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			       PERF_FORMAT_TIME_PAUSED,
+	};
+
+	model_close(m);
+	m->leader = sys_perf_event_open(&attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (m->leader < 0) {
+		fail(i, "model group: page-faults start_paused=%d: %s", attr.start_paused,
+		     strerror(errno));
+		return;
+	}
+	m->trig[0] = open_trigger("syscalls/sys_enter_getppid", m->leader, false);
+	m->trig[1] = open_trigger("syscalls/sys_enter_getpgid", m->leader, true);
+	if (m->trig[0] < 0 || m->trig[1] < 0) {
+		fail(i, "model group: window triggers: %s", strerror(errno));
+		raw_close(m->leader);
+		return;
+	}
+	m->open = m->enabled = true;
+	m->paused = attr.start_paused;
+	m->count = 0;
+}
+
+static void model_ioctl(const struct pfz_op *op)
+{
+	struct model *m = &models[op->a[0] % PFZ_MODELS];
+
+	if (!m->open)
+		return;
+	switch (op->a[1] % 3) {
+	case 0:
+		ioctl(m->leader, PERF_EVENT_IOC_DISABLE, 0);
+		m->enabled = false;
+		break;
+	case 1:
+		ioctl(m->leader, PERF_EVENT_IOC_ENABLE, 0);
+		m->enabled = true;
+		break;
+	default:
+		ioctl(m->leader, PERF_EVENT_IOC_RESET, 0);
+		m->count = 0;
+		m->inexact = false;
+		break;
+	}
+}
+
+static void model_window(bool open)
+{
+	/* The model first: the triggers fire at the syscall's entry. */
+	for (int g = 0; g < PFZ_MODELS; g++)
+		if (models[g].open && models[g].enabled)
+			models[g].paused = !open;
+	if (open)
+		syscall(SYS_getppid);
+	else
+		syscall(SYS_getpgid, 0);
+}
+
+static void model_faults(int n)
+{
+	touch_fresh_pages(n);
+	for (int g = 0; g < PFZ_MODELS; g++)
+		if (models[g].open && models[g].enabled && !models[g].paused)
+			models[g].count += n;
+}
+
+static void model_check(int i)
+{
+	for (int g = 0; g < PFZ_MODELS; g++) {
+		struct model *m = &models[g];
+		uint64_t v[4];
+
+		if (!m->open)
+			continue;
+		if (raw_read(m->leader, v, sizeof(v)) != sizeof(v)) {
+			fail(i, "model group %d: read: %s", g, strerror(errno));
+			return;
+		}
+		if (m->inexact ? v[0] < m->count : v[0] != m->count) {
+			fail(i, "model group %d: page-faults %llu, the model says %s%llu (%s, %s; time enabled %llu, running %llu, paused %llu)",
+			     g, (unsigned long long)v[0], m->inexact ? "at least " : "",
+			     (unsigned long long)m->count,
+			     m->enabled ? "enabled" : "disabled", m->paused ? "paused" : "in a window",
+			     (unsigned long long)v[1], (unsigned long long)v[2],
+			     (unsigned long long)v[3]);
+			return;
+		}
+		if (v[3] > v[2]) {
+			fail(i, "model group %d: time paused %llu > time running %llu", g,
+			     (unsigned long long)v[3], (unsigned long long)v[2]);
+			return;
+		}
+	}
+}
+
+/* --- processes and threads -------------------------------------------- */
+
+/* What a forked child or a thread does, then it ends. */
+static void child_work(int what, bool may_exec)
+{
+	switch (what % 5) {
+	case 0:
+		break;
+	case 1:
+		for (int i = 0; i < 3; i++) {
+			syscall(SYS_getppid);
+			touch_fresh_pages(2);
+			syscall(SYS_getpgid, 0);
+		}
+		break;
+	case 2:
+		if (may_exec) {
+			execl("/bin/true", "true", NULL);
+			_exit(0);
+		}
+		spin_us(500, true);
+		break;
+	case 3:
+		usleep(3000);
+		break;
+	default:
+		for (int i = 0; i < 4; i++) {
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(i % pfz_nr_cpus, &set);
+			sched_setaffinity(0, sizeof(set), &set);
+			spin_us(300, true);
+		}
+		break;
+	}
+}
+
+static void *thread_main(void *arg)
+{
+	child_work((long)arg, false);
+	return NULL;
+}
+
+static void reap(bool all)
+{
+	for (int k = 0; k < nr_kids; k++) {
+		if (all)
+			kill(kids[k], SIGKILL);
+		if (waitpid(kids[k], NULL, all ? 0 : WNOHANG) == kids[k])
+			kids[k--] = kids[--nr_kids];
+	}
+}
+
+static void pmu_register(bool on)
+{
+	int fd = open("/sys/kernel/debug/perf_pause_test/registered", O_WRONLY);
+
+	if (fd < 0)
+		return;
+	if (write(fd, on ? "1" : "0", 1) < 0)
+		res->pmu_reg_refused++;
+	close(fd);
+}
+
+/* --- the program ---------------------------------------------------------- */
+
+/*
+ * Operations whose page faults in this thread the model cannot predict:
+ * a fork (copy-on-write), a thread (its descriptor), a ring's mmap (its
+ * user page), probes hit outside windows (the uprobe's XOL page).  After
+ * one, the runner writes all its memory again (settle()), and the groups
+ * that were counting meanwhile are exact again only after a reset.
+ */
+static bool unsafe(const struct pfz_op *op)
+{
+	return op->kind == OP_FORK || op->kind == OP_THREAD || op->kind == OP_MMAP ||
+	       (op->kind == OP_SPIN && !in_window);
+}
+
+static void after_unsafe(void)
+{
+	settle();
+	for (int g = 0; g < PFZ_MODELS; g++)
+		if (models[g].open && models[g].enabled && !models[g].paused)
+			models[g].inexact = true;
+}
+
+static void run_op(int i, const struct pfz_op *op)
+{
+	switch (op->kind) {
+	case OP_OPEN:
+		do_open(op);
+		break;
+	case OP_CLOSE:
+		close_slot(&slots[op->a[0] % PFZ_SLOTS]);
+		break;
+	case OP_IOCTL:
+		do_ioctl(i, op);
+		break;
+	case OP_MMAP:
+		do_mmap(op);
+		break;
+	case OP_READ:
+		do_read(i, &slots[op->a[0] % PFZ_SLOTS]);
+		break;
+	case OP_FAULTS:
+		model_faults(1 + op->a[0] % 16);
+		break;
+	case OP_WINDOW:
+		if (op->a[0] && !in_window)
+			settle();
+		in_window = op->a[0];
+		model_window(op->a[0]);
+		break;
+	case OP_SWITCH:
+		for (uint64_t r = 0; r < 1 + op->a[0] % 8; r++) {
+			char c = 0;
+
+			if (raw_write(ping[1], &c, 1) != 1 || raw_read(pong[0], &c, 1) != 1)
+				break;
+		}
+		break;
+	case OP_SLEEP:
+		raw_usleep(op->a[0] % 20000);
+		break;
+	case OP_SPIN:
+		spin_us(op->a[0] % 20000, !in_window);
+		break;
+	case OP_MIGRATE: {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(op->a[0] % pfz_nr_cpus, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		break;
+	}
+	case OP_FORK: {
+		pid_t pid;
+
+		reap(false);
+		if (nr_kids >= (int)(sizeof(kids) / sizeof(kids[0])))
+			break;
+		pid = fork();
+		if (!pid) {
+			child_work(op->a[0], true);
+			_exit(0);
+		}
+		if (pid > 0)
+			kids[nr_kids++] = pid;
+		break;
+	}
+	case OP_THREAD:
+		if (nr_threads < (int)(sizeof(threads) / sizeof(threads[0])) &&
+		    !pthread_create(&threads[nr_threads], NULL, thread_main, (void *)(long)op->a[0]))
+			nr_threads++;
+		break;
+	case OP_PMU_REG:
+		pmu_register(op->a[0] & 1);
+		break;
+	case OP_MAP_SET: {
+		struct slot *s = &slots[op->a[1] % PFZ_SLOTS];
+
+		if (s->fd >= 0)
+			pfz_bpf_map_set(op->a[0] % PFZ_MAP_SLOTS, s->fd);
+		break;
+	}
+	case OP_MAP_DEL:
+		pfz_bpf_map_del(op->a[0] % PFZ_MAP_SLOTS);
+		break;
+	case OP_BPF_CTL:
+		pfz_bpf_ctl(op->a[0] % PFZ_NR_PROGS, op->a[1] & 1, op->a[2], op->a[3], getpid());
+		break;
+	case OP_MODEL_OPEN:
+		model_open(i, op);
+		break;
+	case OP_MODEL_CLOSE:
+		model_close(&models[op->a[0] % PFZ_MODELS]);
+		break;
+	case OP_MODEL_IOCTL:
+		model_ioctl(op);
+		break;
+	case OP_MODEL_CHECK:
+		model_check(i);
+		break;
+	}
+}
+
+/*
+ * Run @p; the supervisor sees *@progress, the index of the op running, if
+ * it has to name where a hang happened.  Everything the program opened,
+ * forked or started is gone when this returns.
+ */
+void pfz_run(const struct pfz_prog *p, struct pfz_result *r, volatile uint64_t *progress)
+{
+	pthread_t partner;
+	struct timespec ts;
+
+	res = r;
+	r->failed_op = -1;
+	page_size = sysconf(_SC_PAGESIZE);
+	for (int k = 0; k < PFZ_SLOTS; k++)
+		slots[k].fd = -1;
+	if (pipe(ping) || pipe(pong) || pthread_create(&partner, NULL, switch_partner, NULL)) {
+		fail(0, "runner setup: %s", strerror(errno));
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* the vDSO's data, faulted in now */
+	settle();
+	for (int i = 0; i < p->nr && r->failed_op < 0; i++) {
+		*progress = i;
+		run_op(i, &p->ops[i]);
+		if (unsafe(&p->ops[i]))
+			after_unsafe();
+		r->ops_run++;
+	}
+	*progress = p->nr;
+	for (int g = 0; g < PFZ_MODELS; g++)
+		model_close(&models[g]);
+	for (int k = 0; k < PFZ_SLOTS; k++)
+		close_slot(&slots[k]);
+	reap(true);
+	for (int t = 0; t < nr_threads; t++)
+		pthread_join(threads[t], NULL);
+	close(ping[1]);
+	pthread_join(partner, NULL);
+}
