@@ -17,6 +17,10 @@
 KVER_PIN	:= 7.2.13
 CACHE		?= $(HOME)/.cache/perf-pause
 KSRC		?=
+# make fuzz-kernel runs on the debug kernel unless DEBUG= says otherwise.
+ifneq ($(filter fuzz-kernel,$(MAKECMDGOALS)),)
+DEBUG		?= 1
+endif
 DEBUG		?= 0
 CMD		?= uname -a
 
@@ -65,7 +69,7 @@ SELFTESTS	:= $(AB)/selftests
 
 export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ KIMAGE PERFOBJ PERF SELFTESTS KARCH SYSROOT CHECK_ARCH
 
-.PHONY: all help deps source tree root x86-only export-patches kernel perf perf-noskel selftests vm run check fuzz bench series \
+.PHONY: all help deps source tree root x86-only export-patches kernel perf perf-noskel selftests vm run check fuzz fuzz-kernel bench series \
 	bisect-check clean distclean
 
 all: kernel perf
@@ -118,6 +122,7 @@ perf-noskel: tree root
 selftests: kernel root
 	@$(H)/build-selftests.sh $(TREE) $(SELFTESTS)
 	@$(H)/build-bpf-selftests.sh $(TREE) $(KOBJ) $(SELFTESTS)/bpf
+	@$(H)/build-fuzz-kernel.sh $(SELFTESTS)
 
 ## vm            boot the kernel and run CMD='...' in the guest
 vm: kernel root
@@ -146,6 +151,12 @@ bench: kernel perf selftests
 ## fuzz          fuzz the perf --bpf-pause spec parser for FUZZ_SECONDS (default 600)
 fuzz: deps
 	@$(H)/tests/host/bpf-pause-spec.sh $(or $(FUZZ_SECONDS),600)
+
+## fuzz-kernel   fuzz pausing in the guest (pfz): DURATION seconds (600) from SEED (the time),
+##               on the debug kernel (DEBUG=0: the normal one), ARCH= either guest;
+##               REPLAY=FILE runs a replay file pfz wrote (REPEAT times, 10)
+fuzz-kernel: kernel root selftests
+	@$(H)/fuzz-kernel.sh
 
 ## series        git format-patch series + cover letter in build/series, checkpatch --strict
 series: tree

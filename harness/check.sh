@@ -130,7 +130,8 @@ fi
 # times slower.
 cmd_env="H=$H TREE=$TREE"
 [ -n "${T:-}" ] && cmd_env="ONLY='$T' $cmd_env"
-[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 $cmd_env"
+# pfz (tests/vm/fuzz-kernel.sh) fuzzes two minutes there, a smoke elsewhere.
+[ "${DEBUG:-0}" = 1 ] && cmd_env="PERF_TEST_TIMEOUT=1500 PFZ_SECONDS=120 $cmd_env"
 env_x86="PERF=$B/perf/perf SELFTESTS=$B/selftests GUEST_CPUS=2 $cmd_env"
 
 # check_guest NAME DIR [MARK]: the verdict on a guest that has stopped

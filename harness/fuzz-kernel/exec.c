@@ -44,8 +44,11 @@ struct slot {
 struct model {
 	bool		open, enabled, paused;
 	bool		inexact;	/* counted faults of an unsafe op: until a reset */
+	bool		inherit;	/* children and threads count in copies */
+	bool		children_inexact;	/* a child counted unknown faults */
 	int		leader, trig[2];
-	uint64_t	count;
+	uint64_t	count;		/* this thread's, since the last reset */
+	uint64_t	children;	/* of exited children: a reset keeps them */
 };
 
 static struct slot slots[PFZ_SLOTS];
@@ -424,7 +427,7 @@ static void model_close(struct model *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int open_trigger(const char *tp, int leader, bool pause)
+static int open_trigger(const char *tp, int leader, bool pause, bool inherit)
 {
 	long e = tracepoint_event(tp);
 	struct perf_event_attr attr = {
@@ -433,6 +436,7 @@ static int open_trigger(const char *tp, int leader, bool pause)
 		.sample_period = 1,
 		.pause = pause,
 		.resume = !pause,
+		.inherit = inherit,
 	};
 
 	if (e < 0 || pfz_events[e].type < 0)
@@ -449,6 +453,7 @@ static void model_open(int i, const struct pfz_op *op)
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
 		.start_paused = op->a[1] & 1,
+		.inherit = op->a[2] & 1,
 		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
 			       PERF_FORMAT_TIME_PAUSED,
 	};
@@ -460,14 +465,15 @@ static void model_open(int i, const struct pfz_op *op)
 		     strerror(errno));
 		return;
 	}
-	m->trig[0] = open_trigger("syscalls/sys_enter_getppid", m->leader, false);
-	m->trig[1] = open_trigger("syscalls/sys_enter_getpgid", m->leader, true);
+	m->trig[0] = open_trigger("syscalls/sys_enter_getppid", m->leader, false, attr.inherit);
+	m->trig[1] = open_trigger("syscalls/sys_enter_getpgid", m->leader, true, attr.inherit);
 	if (m->trig[0] < 0 || m->trig[1] < 0) {
 		fail(i, "model group: window triggers: %s", strerror(errno));
 		raw_close(m->leader);
 		return;
 	}
 	m->open = m->enabled = true;
+	m->inherit = attr.inherit;
 	m->paused = attr.start_paused;
 	m->count = 0;
 }
@@ -490,7 +496,7 @@ static void model_ioctl(const struct pfz_op *op)
 	default:
 		ioctl(m->leader, PERF_EVENT_IOC_RESET, 0);
 		m->count = 0;
-		m->inexact = false;
+		m->inexact = false;	/* but for the children's, see after_unsafe() */
 		break;
 	}
 }
@@ -527,10 +533,12 @@ static void model_check(int i)
 			fail(i, "model group %d: read: %s", g, strerror(errno));
 			return;
 		}
-		if (m->inexact ? v[0] < m->count : v[0] != m->count) {
+		if (m->inexact || m->children_inexact ? v[0] < m->count + m->children :
+				 v[0] != m->count + m->children) {
 			fail(i, "model group %d: page-faults %llu, the model says %s%llu (%s, %s; time enabled %llu, running %llu, paused %llu)",
-			     g, (unsigned long long)v[0], m->inexact ? "at least " : "",
-			     (unsigned long long)m->count,
+			     g, (unsigned long long)v[0],
+			     m->inexact || m->children_inexact ? "at least " : "",
+			     (unsigned long long)(m->count + m->children),
 			     m->enabled ? "enabled" : "disabled", m->paused ? "paused" : "in a window",
 			     (unsigned long long)v[1], (unsigned long long)v[2],
 			     (unsigned long long)v[3]);
@@ -546,6 +554,9 @@ static void model_check(int i)
 
 /* --- processes and threads -------------------------------------------- */
 
+/* Faults a child or thread doing @what makes inside its windows. */
+#define CHILD_WINDOW_FAULTS(what)	((what) % 5 == 1 ? 6 : 0)
+
 /* What a forked child or a thread does, then it ends. */
 static void child_work(int what, bool may_exec)
 {
@@ -553,6 +564,7 @@ static void child_work(int what, bool may_exec)
 	case 0:
 		break;
 	case 1:
+		settle();	/* its windows fault only in touch_fresh_pages() */
 		for (int i = 0; i < 3; i++) {
 			syscall(SYS_getppid);
 			touch_fresh_pages(2);
@@ -579,6 +591,30 @@ static void child_work(int what, bool may_exec)
 			spin_us(300, true);
 		}
 		break;
+	}
+}
+
+static bool model_inherits(void)
+{
+	for (int g = 0; g < PFZ_MODELS; g++)
+		if (models[g].open && models[g].inherit)
+			return true;
+	return false;
+}
+
+/*
+ * A child or thread doing @what has ended: the copies of an inherited
+ * group it ran with started in the group's state (paused: counting only
+ * in the child's own windows; counting: the group is inexact already,
+ * see after_unsafe()), and their counts went to the group at its exit.
+ */
+static void model_child_done(int what)
+{
+	for (int g = 0; g < PFZ_MODELS; g++) {
+		struct model *m = &models[g];
+
+		if (m->open && m->inherit && m->enabled && m->paused)
+			m->children += CHILD_WINDOW_FAULTS(what);
 	}
 }
 
@@ -629,7 +665,7 @@ static void after_unsafe(void)
 	settle();
 	for (int g = 0; g < PFZ_MODELS; g++)
 		if (models[g].open && models[g].enabled && !models[g].paused)
-			models[g].inexact = true;
+			models[g].inexact = models[g].children_inexact = true;
 }
 
 static void run_op(int i, const struct pfz_op *op)
@@ -692,14 +728,27 @@ static void run_op(int i, const struct pfz_op *op)
 			child_work(op->a[0], true);
 			_exit(0);
 		}
-		if (pid > 0)
-			kids[nr_kids++] = pid;
+		if (pid < 0)
+			break;
+		/* An inherited model group counts the child exactly once it exited. */
+		if (model_inherits()) {
+			waitpid(pid, NULL, 0);
+			model_child_done(op->a[0]);
+			break;
+		}
+		kids[nr_kids++] = pid;
 		break;
 	}
 	case OP_THREAD:
-		if (nr_threads < (int)(sizeof(threads) / sizeof(threads[0])) &&
-		    !pthread_create(&threads[nr_threads], NULL, thread_main, (void *)(long)op->a[0]))
-			nr_threads++;
+		if (nr_threads >= (int)(sizeof(threads) / sizeof(threads[0])) ||
+		    pthread_create(&threads[nr_threads], NULL, thread_main, (void *)(long)op->a[0]))
+			break;
+		if (model_inherits()) {
+			pthread_join(threads[nr_threads], NULL);
+			model_child_done(op->a[0]);
+			break;
+		}
+		nr_threads++;
 		break;
 	case OP_PMU_REG:
 		pmu_register(op->a[0] & 1);

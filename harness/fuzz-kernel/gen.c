@@ -65,12 +65,44 @@ int pfz_kind_parse(const char *name)
 
 static const uint64_t periods[] = { 1, 2, 7, 100, 1000, 10000, 100000, 1000000 };
 
-static void gen_open(uint64_t *s, struct pfz_op *op, bool smp)
+/* What the generator knows of the program so far. */
+struct gen {
+	uint64_t	s;
+	bool		smp;
+	uint32_t	opened;		/* slots an OP_OPEN was generated for */
+};
+
+/* A slot, mostly one that was opened: ops on empty slots find little. */
+static uint64_t pick_slot(struct gen *g)
 {
-	uint64_t f = 0, fmt, place = 0;
-	int e = pfz_below(s, pfz_nr_events);
+	int n = __builtin_popcount(g->opened), k;
+
+	if (!n || pfz_chance(&g->s, 15))
+		return pfz_below(&g->s, PFZ_SLOTS);
+	k = pfz_below(&g->s, n);
+	for (int slot = 0; slot < PFZ_SLOTS; slot++)
+		if ((g->opened >> slot & 1) && !k--)
+			return slot;
+	return 0;
+}
+
+/* The index of the event named @name, or a random one. */
+static int event_named(struct gen *g, const char *name)
+{
+	for (int e = 0; e < pfz_nr_events; e++)
+		if (!strcmp(pfz_events[e].name, name))
+			return e;
+	return pfz_below(&g->s, pfz_nr_events);
+}
+
+static void gen_open(struct gen *g, struct pfz_op *op, int e, int group)
+{
+	uint64_t *s = &g->s, f = 0, fmt, place = 0;
 	bool sampling;
 
+	if (e < 0)
+		e = pfz_below(s, pfz_nr_events);
+	op->kind = OP_OPEN;
 	op->a[0] = pfz_below(s, PFZ_SLOTS);
 	op->a[1] = e;
 	sampling = pfz_events[e].sampling_only ? pfz_chance(s, 90) : pfz_chance(s, 40);
@@ -96,18 +128,60 @@ static void gen_open(uint64_t *s, struct pfz_op *op, bool smp)
 	if (sampling)			/* sample_type: IP TID TIME ADDR READ ID CPU PERIOD */
 		fmt |= pfz_below(s, 256) << 8;
 	op->a[4] = fmt;
-	if (pfz_chance(s, 45))
-		place |= 1 + pfz_below(s, PFZ_SLOTS);	/* group leader slot + 1 */
-	if (pfz_chance(s, smp ? 35 : 20)) {
+	if (group >= 0)
+		place |= 1 + group;
+	else if (pfz_chance(s, 45))
+		place |= 1 + pick_slot(g);	/* group leader slot + 1 */
+	if (pfz_chance(s, g->smp ? 35 : 20)) {
 		place |= (1 + pfz_below(s, pfz_nr_cpus)) << 8;	/* cpu + 1 */
 		if (pfz_chance(s, 40))
 			place |= 1 << 16;	/* every task on that CPU */
 	}
 	op->a[5] = place;
+	g->opened |= 1U << op->a[0];
 }
 
-static void gen_chaos(uint64_t *s, struct pfz_op *op, bool smp)
+/*
+ * A group the pause paths reach: a leader that can pause, a member or
+ * two, and a trigger that resumes it and one that pauses it, on the
+ * window syscalls, the hrtimer and sched_switch tracepoints, a kprobe, a
+ * uprobe or the breakpoint.  Returns the ops written (at most 5).
+ */
+static int gen_group(struct gen *g, struct pfz_op *ops, int room)
 {
+	static const char *const leaders[] = {
+		"cpu-clock", "task-clock", "page-faults", "context-switches",
+		"cycles", "instructions", "pause_test_aux", "pause_test_hw",
+	};
+	static const char *const triggers[] = {
+		"syscalls/sys_enter_getppid", "syscalls/sys_enter_getpgid",
+		"timer/hrtimer_start", "timer/hrtimer_cancel", "timer/hrtimer_expire_entry",
+		"sched/sched_switch", "cpu_clock_event_del", "perf_swevent_hrtimer",
+		"uprobe:pfz_uprobe_target", "uretprobe:pfz_uprobe_target", "mem:pfz_watched:w",
+	};
+	int n = 0, leader;
+
+	if (room < 5)
+		return 0;
+	gen_open(g, &ops[n], event_named(g, leaders[pfz_below(&g->s, 8)]), -1);
+	ops[n].a[5] &= ~0xffULL;	/* a leader */
+	leader = ops[n++].a[0];
+	if (pfz_chance(&g->s, 60))
+		gen_open(g, &ops[n++], event_named(g, leaders[pfz_below(&g->s, 6)]), leader);
+	for (int t = 0; t < 2; t++) {
+		gen_open(g, &ops[n], event_named(g, triggers[pfz_below(&g->s, 11)]), leader);
+		ops[n].a[2] &= ~(3ULL << 3);
+		ops[n].a[2] |= (t ? 1ULL << 3 : 1ULL << 4);	/* resume, then pause */
+		if (!ops[n].a[3])
+			ops[n].a[3] = 1 + pfz_below(&g->s, 3);
+		n++;
+	}
+	return n;
+}
+
+static void gen_chaos(struct gen *g, struct pfz_op *op)
+{
+	uint64_t *s = &g->s;
 	static const int weights[OP_NR] = {
 		[OP_OPEN] = 30, [OP_CLOSE] = 8, [OP_IOCTL] = 20, [OP_MMAP] = 5,
 		[OP_READ] = 10, [OP_FAULTS] = 4, [OP_WINDOW] = 0, [OP_SWITCH] = 4,
@@ -125,19 +199,19 @@ static void gen_chaos(uint64_t *s, struct pfz_op *op, bool smp)
 	op->kind = k;
 	switch (k) {
 	case OP_OPEN:
-		gen_open(s, op, smp);
+		gen_open(g, op, -1, -1);
 		break;
 	case OP_CLOSE:
 	case OP_READ:
-		op->a[0] = pfz_below(s, PFZ_SLOTS);
+		op->a[0] = pick_slot(g);
 		break;
 	case OP_IOCTL:
-		op->a[0] = pfz_below(s, PFZ_SLOTS);
+		op->a[0] = pick_slot(g);
 		op->a[1] = pfz_below(s, NR_IOCTLS);
-		op->a[2] = pfz_rand(s);
+		op->a[2] = (pfz_rand(s) & ~0xff00ULL) | pick_slot(g) << 8;
 		break;
 	case OP_MMAP:
-		op->a[0] = pfz_below(s, PFZ_SLOTS);
+		op->a[0] = pick_slot(g);
 		op->a[1] = pfz_below(s, 4);
 		op->a[2] = pfz_chance(s, 40) ? 1 + pfz_below(s, 3) : 0;
 		break;
@@ -165,7 +239,7 @@ static void gen_chaos(uint64_t *s, struct pfz_op *op, bool smp)
 		break;
 	case OP_MAP_SET:
 		op->a[0] = pfz_below(s, PFZ_MAP_SLOTS);
-		op->a[1] = pfz_below(s, PFZ_SLOTS);
+		op->a[1] = pick_slot(g);
 		break;
 	case OP_MAP_DEL:
 		op->a[0] = pfz_below(s, PFZ_MAP_SLOTS);
@@ -180,8 +254,9 @@ static void gen_chaos(uint64_t *s, struct pfz_op *op, bool smp)
 }
 
 /* What a window of the model may hold (see the comment at the top). */
-static void gen_in_window(uint64_t *s, struct pfz_op *op, bool smp)
+static void gen_in_window(struct gen *g, struct pfz_op *op)
 {
+	uint64_t *s = &g->s;
 	int r = pfz_below(s, 100);
 
 	if (r < 40) {
@@ -200,7 +275,7 @@ static void gen_in_window(uint64_t *s, struct pfz_op *op, bool smp)
 		/* Chaos that faults nothing in this thread. */
 		do {
 			memset(op, 0, sizeof(*op));
-			gen_chaos(s, op, smp);
+			gen_chaos(g, op);
 		} while (op->kind == OP_MMAP || op->kind == OP_FORK ||
 			 op->kind == OP_THREAD || op->kind == OP_PMU_REG);
 	}
@@ -208,41 +283,45 @@ static void gen_in_window(uint64_t *s, struct pfz_op *op, bool smp)
 
 void pfz_generate(struct pfz_prog *p, uint64_t seed, int nr_ops, bool smp)
 {
-	uint64_t s = splitmix(seed);
+	struct gen g = { .s = splitmix(seed), .smp = smp };
+	uint64_t *s = &g.s;
 	bool open = false;
 
 	memset(p, 0, sizeof(*p));
 	p->seed = seed;
-	if (nr_ops > PFZ_MAX_OPS)
-		nr_ops = PFZ_MAX_OPS;
+	if (nr_ops > PFZ_MAX_OPS - 1)
+		nr_ops = PFZ_MAX_OPS - 1;
 	while (p->nr < nr_ops) {
 		struct pfz_op *op = &p->ops[p->nr++];
 
-		if (p->nr == 1 || pfz_chance(&s, 4)) {
+		if (p->nr == 1 || pfz_chance(s, 4)) {
 			op->kind = OP_MODEL_OPEN;
-			op->a[0] = pfz_below(&s, PFZ_MODELS);
-			op->a[1] = pfz_chance(&s, 60);
-		} else if (pfz_chance(&s, 2)) {
+			op->a[0] = pfz_below(s, PFZ_MODELS);
+			op->a[1] = pfz_chance(s, 60);
+			op->a[2] = pfz_chance(s, 30);	/* inherit */
+		} else if (pfz_chance(s, 2)) {
 			op->kind = OP_MODEL_CLOSE;
-			op->a[0] = pfz_below(&s, PFZ_MODELS);
-		} else if (!open && pfz_chance(&s, 12)) {
+			op->a[0] = pfz_below(s, PFZ_MODELS);
+		} else if (!open && pfz_chance(s, 12)) {
 			op->kind = OP_WINDOW;
 			op->a[0] = 1;
 			open = true;
-		} else if (open && pfz_chance(&s, 15)) {
+		} else if (open && pfz_chance(s, 15)) {
 			op->kind = OP_WINDOW;
 			op->a[0] = 0;
 			open = false;
 		} else if (open) {
-			gen_in_window(&s, op, smp);
+			gen_in_window(&g, op);
 			if (op->kind == OP_WINDOW)
 				open = op->a[0];
+		} else if (pfz_chance(s, 8)) {
+			p->nr--;
+			p->nr += gen_group(&g, op, nr_ops - p->nr);
 		} else {
-			gen_chaos(&s, op, smp);
+			gen_chaos(&g, op);
 		}
 	}
-	if (p->nr < PFZ_MAX_OPS)
-		p->ops[p->nr++].kind = OP_MODEL_CHECK;
+	p->ops[p->nr++].kind = OP_MODEL_CHECK;
 }
 
 void pfz_write(FILE *f, const struct pfz_prog *p, const char *why)

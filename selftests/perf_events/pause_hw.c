@@ -343,6 +343,8 @@ TEST(group_pauses_at_one_instant)
 	EXPECT_EQ(g.v[0], g.v[3])
 		TH_LOG("100 windows: leader %llu, sibling %llu instructions",
 		       (unsigned long long)g.v[0], (unsigned long long)g.v[3]);
+	ksft_print_msg("instructions in 100 windows: leader %llu, sibling %llu\n",
+		       (unsigned long long)g.v[0], (unsigned long long)g.v[3]);
 	close(sib);
 	close(trig[1]);
 	close(trig[0]);
