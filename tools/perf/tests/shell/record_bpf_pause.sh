@@ -95,6 +95,22 @@ perf record -q --per-thread -o "${data}" -c 100000 -e cpu-clock/action=start-pau
   --bpf-pause="${pw_uprobes}" -- ${work}
 check_inside "${data}" "--per-thread"
 
+# A tracepoint trigger leaves that tracepoint's own events alone: its BPF
+# program's return value filters every perf event on the tracepoint.  The
+# opening trigger's program runs before the tracepoint's perf events, so
+# each of the 20 getppid() calls is recorded in its window (and the
+# closing getpgid(0)s after the close, where the session is paused).
+echo "--- tracepoint triggers and -e of the same tracepoint"
+perf record -q -o "${data}" -c 100000 -e cpu-clock/action=start-paused/u \
+  -e syscalls:sys_exit_getppid --bpf-pause="${pw_tps}" -- ${work}
+n_ppid=$(perf script -i "${data}" -F event 2>/dev/null | grep -c 'sys_exit_getppid' || true)
+echo "samples of the opening trigger's tracepoint: ${n_ppid} sys_exit_getppid"
+if [ "${n_ppid}" -ne 20 ]; then
+  echo "FAIL: the trigger program dropped its tracepoint's samples (want 20)"
+  err=1
+fi
+check_inside "${data}" "tracepoint windows"
+
 # Sampling every page fault: the windows' samples are exact.
 pf=$((20 * PW_PAGES))
 count_faults() {

@@ -1098,10 +1098,17 @@ int pause_probe(struct pt_regs *ctx)
 	return set_paused(ctx, cookie, ((struct pt_regs___pw *)ctx)->sp, link_register(ctx));
 }
 
+/*
+ * A tracepoint program's return value is that tracepoint's filter for
+ * every perf event on it (perf_trace_run_bpf_submit()): 0 would drop the
+ * hit for all of them, this session's own -e events and other tools'
+ * included.  So tracepoint programs return 1.
+ */
 SEC("tp")
 int pause_tracepoint(void *ctx)
 {
-	return set_paused(ctx, bpf_get_attach_cookie(ctx), 0, 0);
+	set_paused(ctx, bpf_get_attach_cookie(ctx), 0, 0);
+	return 1;
 }
 
 /*
@@ -1139,16 +1146,19 @@ int pause_obj_close(struct pt_regs *ctx)
 	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0, 0);
 }
 
+/* 1: the tracepoint's filter, as pause_tracepoint()'s. */
 SEC("tp")
 int pause_obj_tp_open(void *ctx)
 {
-	return set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0, 0);
+	set_paused(ctx, PAUSE_OBJ_COOKIE(false), 0, 0);
+	return 1;
 }
 
 SEC("tp")
 int pause_obj_tp_close(void *ctx)
 {
-	return set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0, 0);
+	set_paused(ctx, PAUSE_OBJ_COOKIE(true), 0, 0);
+	return 1;
 }
 
 /*
