@@ -63,6 +63,7 @@ static int nr_threads;
 static int ping[2], pong[2];
 static uint64_t readbuf[4 + 4 * 256];
 static struct pfz_result *res;
+bool pfz_trace;
 static long page_size;
 
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu,
@@ -855,6 +856,8 @@ void pfz_run(const struct pfz_prog *p, struct pfz_result *r, volatile uint64_t *
 	settle();
 	for (int i = 0; i < p->nr && r->failed_op < 0; i++) {
 		*progress = i;
+		if (pfz_trace)	/* written at once: a guest that dies keeps it */
+			dprintf(1, "pfz: op %d: %s\n", i, pfz_kind_name(p->ops[i].kind));
 		run_op(i, &p->ops[i]);
 		if (unsafe(&p->ops[i]))
 			after_unsafe();

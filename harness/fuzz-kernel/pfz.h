@@ -107,6 +107,7 @@ int pfz_bpf_ctl(int prog, bool on, uint32_t slot, uint32_t pattern, int pid);
 int pfz_bpf_overflow_fd(void);		/* for PERF_EVENT_IOC_SET_BPF */
 
 void pfz_run(const struct pfz_prog *p, struct pfz_result *r, volatile uint64_t *progress);
+extern bool pfz_trace;		/* --trace: each op named before it runs */
 void pfz_uprobe_target(int n);
 
 #endif

@@ -18,6 +18,15 @@ else
 	what="smoke, seeds 1-40"
 fi
 grep -v '^pfz: program' /tmp/pfz.out
+# The programs of bugs pfz found, each a regression test of its own.
+for r in $H/fuzz-kernel/regress/*.replay; do
+	name=$(basename "$r" .replay)
+	if $SELFTESTS/fuzz/pfz --replay "$r" --repeat 3 --out "$out" >/tmp/pfz-r.out 2>&1; then
+		echo "PASS fuzz-kernel: regress/$name" >>"$RESULTS"
+	else
+		echo "FAIL fuzz-kernel: regress/$name: $(grep '^pfz: FAIL' /tmp/pfz-r.out | sed 's/^pfz: FAIL //')" >>"$RESULTS"
+	fi
+done
 if [ $rc -eq 0 ]; then
 	echo "PASS fuzz-kernel: $what: $(grep '^pfz: PASS' /tmp/pfz.out | sed 's/^pfz: PASS //')" >>"$RESULTS"
 else
