@@ -18,7 +18,8 @@
  * (-1) if the tail call fails: the object was not loaded by perf, or the
  * program nests too deep in tail calls.  perf_pause_tp_open/close make
  * the program return 1: a tracepoint program's return value filters the
- * tracepoint's hits for every perf event on it, and 0 would drop them.  perf_pause_open/close work in
+ * tracepoint's hits for every perf event on it, and 0 would drop them.
+ * perf_pause_open/close work in
  * kprobe, kretprobe, uprobe, uretprobe, ksyscall and kretsyscall
  * programs, perf_pause_tp_open/close in tracepoint programs
  * (SEC("tp/...") or SEC("tracepoint/...")); the kernel lets no other
