@@ -9,7 +9,7 @@
  * make) would not be trapped.  So when a session knows its processes
  * (per-task sessions, and -a/-C with --bpf-pause-workload), each uprobe
  * trigger becomes a uprobe trace event of perf's own,
- * perf_pause_PERFPID/sN in tracefs, with:
+ * perf_pause_PID_TAG/sN in tracefs, with:
  *
  *  - a carrier: a perf event of it bound to the session's first thread,
  *    not inherited, to which the BPF program is attached.  A trace event
@@ -23,24 +23,52 @@
  *
  * libbpf resolves FUNC (symbol versions, bare library names) as for any
  * other uprobe, by a first attach to perf itself that is read back
- * (bpf_link_get_info_by_fd()) and dropped.  The group name holds perf's
- * pid and a random tag, as two perfs in different pid namespaces may have
- * the same pid, and tracefs would add a probe to an existing event of the
- * same name instead of refusing it.  Trace events left behind by a perf
- * that died are removed by the next one: one still in use is busy, and
- * tracefs refuses to remove it.
+ * (bpf_link_get_info_by_fd()) and dropped.  (The uprobe PMU would give
+ * events that die with their file, but an inherited copy of one reads its
+ * path again from the forking process's memory and gets a probe of its
+ * own, without the program.)
+ *
+ * Nothing may stay in tracefs after the session, however perf ends:
+ *
+ *  - a janitor, cloned before the first trace event is added, removes
+ *    the session's group once perf is gone (it waits for the end of a pipe
+ *    only perf holds), so a SIGKILL, a crash or perf stat's unhandled
+ *    SIGTERM leave nothing.  It runs in a session of its own and ignores
+ *    the terminal's signals.  (A perf that is its pid namespace's init
+ *    takes it along: the next session removes what is left, as below.)
+ *
+ *  - every session holds a shared flock() on uprobe_events (one inode for
+ *    every mount and pid namespace), as does its janitor, which shares the
+ *    open file, until it is done.  A session that gets the lock exclusive
+ *    knows no other is alive, so the perf_pause_ groups it finds are stale
+ *    (perf and janitor both killed) and it removes them; it never judges by
+ *    pid, which another namespace or a recycled pid makes wrong.  (A perf
+ *    from before the lock does not take it: a group of one that is not in
+ *    use yet can go.)
+ *
+ * A group goes with one "-:GROUP/" (Linux 6.0 and later, as the kfunc
+ * needs anyway), which stops at the first event still in use.
+ *
+ * The group name holds perf's pid and a random tag, as two perfs in
+ * different pid namespaces may have the same pid, and tracefs would add a
+ * probe to an existing event of the same name instead of refusing it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include <bpf/bpf.h>
@@ -50,8 +78,12 @@
 #include "bpf_pause_spec.h"
 #include "bpf_pause_uprobe.h"
 #include "debug.h"
+#include "probe-event.h"
+#include "probe-file.h"
+#include "strlist.h"
 
 #define GROUP_PREFIX	"perf_pause_"
+#define JANITOR_COMM	"perf-pause-gc"
 
 struct scoped_uprobe {
 	char	name[64];	/* GROUP/EVENT in tracefs */
@@ -63,51 +95,66 @@ struct scoped_uprobe {
 
 struct bpf_pause_uprobes {
 	int			nr;
-	unsigned int		tag;		/* of the group name, see above */
 	bool			inherit;	/* scopes follow fork (the events do) */
+	int			fd;		/* uprobe_events, flock()ed shared */
+	char			group[48];	/* GROUP_PREFIX PID_TAG */
+	char			remove_cmd[64];	/* "-:GROUP/": every event of the group */
+	int			janitor_pipe;	/* closed, the janitor cleans up */
+	pid_t			janitor;
 	struct scoped_uprobe	*probes;	/* one a uprobe trigger or SDT marker site */
 };
 
-static int write_uprobe_events(const char *cmd)
+/*
+ * Remove every perf_pause_ group: the caller holds uprobe_events' lock
+ * exclusive, so no session that could own one is alive.
+ */
+static void remove_stale(int fd)
 {
-	char path[PATH_MAX];
-	ssize_t len = strlen(cmd);
-	int fd, ret;
+	struct strlist *lines = probe_file__get_rawlist(fd);
+	struct strlist *groups = strlist__new(NULL, NULL);
+	struct str_node *ent;
+	char cmd[128];
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_path_mount());
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = write(fd, cmd, len) == len ? 0 : -1;
-	close(fd);
-	return ret;
+	if (!lines || !groups)
+		goto out;
+	/* "p:GROUP/EVENT PATH:0xOFFSET" */
+	strlist__for_each_entry(ent, lines) {
+		const char *group = strchr(ent->s, ':');
+		size_t len;
+
+		if (!group || !strstarts(++group, GROUP_PREFIX))
+			continue;
+		len = strcspn(group, "/ ");
+		if (group[len] == '/' && len < sizeof(cmd) - 4) {
+			scnprintf(cmd, sizeof(cmd), "-:%.*s/", (int)len, group);
+			strlist__add(groups, cmd);
+		}
+	}
+	strlist__for_each_entry(ent, groups) {
+		pr_debug("bpf-pause: removing %s (its perf is gone)\n", ent->s + 2);
+		if (write(fd, ent->s, strlen(ent->s)) < 0)
+			pr_debug("bpf-pause: cannot remove %s: %s\n", ent->s + 2, strerror(errno));
+	}
+out:
+	strlist__delete(lines);
+	strlist__delete(groups);
 }
 
-/* Remove the trace events of perfs that are gone ("p:perf_pause_PID/sN ..."). */
-static void remove_stale(void)
+/* Wait this long for a lock another session holds (removing stale groups). */
+#define LOCK_TRIES	500	/* of 10 ms */
+
+static int lock_shared(int fd)
 {
-	char path[PATH_MAX], line[PATH_MAX + 128], cmd[128];
-	FILE *fp;
+	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
 
-	snprintf(path, sizeof(path), "%s/uprobe_events", tracing_path_mount());
-	fp = fopen(path, "r");
-	if (!fp)
-		return;
-	while (fgets(line, sizeof(line), fp)) {
-		char *group = strstr(line, ":" GROUP_PREFIX), *end;
-		long pid;
-
-		if (!group)
-			continue;
-		group++;
-		pid = strtol(group + strlen(GROUP_PREFIX), &end, 10);
-		if (*end != '_' || pid <= 0 || kill(pid, 0) == 0 || errno != ESRCH)
-			continue;
-		group[strcspn(group, "\n ")] = '\0';
-		snprintf(cmd, sizeof(cmd), "-:%s", group);
-		write_uprobe_events(cmd);
+	for (int i = 0; i < LOCK_TRIES; i++) {
+		if (!flock(fd, LOCK_SH | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		nanosleep(&tick, NULL);
 	}
-	fclose(fp);
+	return -1;
 }
 
 struct bpf_pause_uprobes *bpf_pause_uprobes__new(bool inherit)
@@ -117,11 +164,132 @@ struct bpf_pause_uprobes *bpf_pause_uprobes__new(bool inherit)
 
 	if (!up)
 		return NULL;
-	remove_stale();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	up->tag = (unsigned int)(ts.tv_nsec ^ (ts.tv_sec << 20) ^ getpid());
+	up->janitor_pipe = -1;
+	up->janitor = -1;
 	up->inherit = inherit;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(up->group, sizeof(up->group), GROUP_PREFIX "%d_%08x", (int)getpid(),
+		 (unsigned int)(ts.tv_nsec ^ (ts.tv_sec << 20) ^ getpid()));
+	snprintf(up->remove_cmd, sizeof(up->remove_cmd), "-:%s/", up->group);
+	/* Without it, attach() answers -2 and the caller traps every process. */
+	up->fd = open_trace_file("uprobe_events", true);
+	if (up->fd < 0)
+		return up;
+	/* perf has no other thread yet to fork meanwhile. */
+	fcntl(up->fd, F_SETFD, FD_CLOEXEC);
+	if (!flock(up->fd, LOCK_EX | LOCK_NB))
+		remove_stale(up->fd);
+	/* Without the lock, a session that starts may take our groups for stale. */
+	if (lock_shared(up->fd)) {
+		pr_debug("bpf-pause: cannot lock uprobe_events: %s\n", strerror(errno));
+		close(up->fd);
+		up->fd = -1;
+	}
 	return up;
+}
+
+/* Keep only *@a and *@b, as 3 and 4; 0, 1 and 2 go to /dev/null. */
+static void janitor_close_others(int *a, int *b)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	if (null >= 0) {
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+	}
+	if (*b == 3)
+		*b = dup(*b);
+	if (*a != 3)
+		*a = dup2(*a, 3);
+	if (*b != 4)
+		*b = dup2(*b, 4);
+#ifdef __GLIBC__
+#if __GLIBC_PREREQ(2, 34)
+	if (!close_range(5, ~0U, 0))
+		return;
+#endif
+#endif
+	for (long fd = 5, max = sysconf(_SC_OPEN_MAX); fd < max && fd < (1 << 20); fd++)
+		close(fd);
+}
+
+/*
+ * The janitor: once perf has closed the pipe (at exit, however it died,
+ * or in bpf_pause_uprobes__delete()), remove the session's group.  Only
+ * system calls here, as after a fork.
+ */
+static void __noreturn janitor(int fd, int rd, const char *cmd)
+{
+	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN,
+				       SIGTTOU, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM };
+	struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	size_t len = strlen(cmd);
+	sigset_t none;
+	char c;
+
+	/* Cloned with every signal blocked: perf's handlers never run here. */
+	for (size_t i = 0; i < ARRAY_SIZE(ignored); i++)
+		sigaction(ignored[i], &ign, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	setsid();
+	prctl(PR_SET_NAME, JANITOR_COMM, 0, 0, 0);
+	janitor_close_others(&fd, &rd);
+	for (;;) {
+		ssize_t n = read(rd, &c, 1);
+
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;
+	}
+	/* perf's events may still be closing, and keep the group busy: 10 s. */
+	for (int i = 0; i < 1000; i++) {
+		if (write(fd, cmd, len) == (ssize_t)len || errno != EBUSY)
+			break;
+		nanosleep(&tick, NULL);
+	}
+	_exit(0);
+}
+
+static int janitor_main(void *arg)
+{
+	struct bpf_pause_uprobes *up = arg;
+
+	janitor(up->fd, up->janitor_pipe, up->remove_cmd);
+}
+
+static int spawn_janitor(struct bpf_pause_uprobes *up)
+{
+	/* The clone's copy of it: perf's own is never used. */
+	static char stack[64 * 1024] __aligned(16);
+	sigset_t all, old;
+	int pipefd[2], err;
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	/*
+	 * A fork (a copy of perf, its files too until it closes them) whose
+	 * exit sends no SIGCHLD, which perf stat would take for its
+	 * workload's.  It shares the open uprobe_events, so the lock.
+	 */
+	up->janitor_pipe = pipefd[0];
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = clone(janitor_main, stack + sizeof(stack), 0, up);
+	err = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(pipefd[0]);
+	if (pid < 0) {
+		close(pipefd[1]);
+		up->janitor_pipe = -1;
+		errno = err;
+		return -1;
+	}
+	up->janitor_pipe = pipefd[1];
+	up->janitor = pid;
+	return 0;
 }
 
 /* The file and offset libbpf resolves @func+@offset of @path to. */
@@ -193,11 +361,23 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 			      pid_t carrier, struct bpf_link **link)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
-	char file[PATH_MAX], cmd[PATH_MAX + 128];
+	char file[PATH_MAX], event[16], cmd[128];
+	struct probe_trace_event tev = {
+		.group		= up->group,
+		.event		= event,
+		.uprobes	= true,
+		.point		= {
+			.module		= file,
+			.retprobe	= retprobe,
+			.ref_ctr_offset	= ref_ctr,	/* an SDT marker's semaphore */
+		},
+	};
 	struct scoped_uprobe *p;
 	unsigned long off;
 	int ret, fd;
 
+	if (up->fd < 0)
+		return -2;
 	p = realloc(up->probes, (up->nr + 1) * sizeof(*p));
 	if (!p)
 		return -1;
@@ -210,21 +390,16 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 	/* tracefs splits its commands at blanks. */
 	if (strpbrk(file, " \t\n"))
 		return -2;
-	snprintf(p->name, sizeof(p->name), GROUP_PREFIX "%d_%08x/s%d", (int)getpid(), up->tag,
-		 up->nr);
+	snprintf(event, sizeof(event), "s%d", up->nr);
+	snprintf(p->name, sizeof(p->name), "%s/%s", up->group, event);
 	if (trace_event_exists(p->name))
 		return -2;
-	/* An SDT marker's semaphore: "PATH:0xOFFSET(0xREF_CTR)". */
-	if (ref_ctr)
-		snprintf(cmd, sizeof(cmd), "%c:%s %s:0x%lx(0x%lx)", retprobe ? 'r' : 'p', p->name,
-			 file, off, ref_ctr);
-	else
-		snprintf(cmd, sizeof(cmd), "%c:%s %s:0x%lx", retprobe ? 'r' : 'p', p->name,
-			 file, off);
-	if (write_uprobe_events(cmd)) {
-		pr_debug("bpf-pause: cannot add '%s' to uprobe_events: %s\n", cmd, strerror(errno));
+	if (up->janitor < 0 && spawn_janitor(up))
+		pr_debug("bpf-pause: no janitor (%s): a killed perf leaves %s in uprobe_events\n",
+			 strerror(errno), up->group);
+	tev.point.address = off;
+	if (probe_file__add_event(up->fd, &tev))
 		return -2;
-	}
 	p->id = read_id(p->name);
 	fd = p->id < 0 ? -1 : open_trace_event(p->id, carrier, false);
 	if (fd >= 0) {
@@ -238,7 +413,8 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 	}
 	pr_debug("bpf-pause: cannot attach to trace event %s: %s\n", p->name, strerror(errno));
 	snprintf(cmd, sizeof(cmd), "-:%s", p->name);
-	write_uprobe_events(cmd);
+	if (write(up->fd, cmd, strlen(cmd)) < 0)
+		pr_debug("bpf-pause: cannot remove trace event %s: %s\n", p->name, strerror(errno));
 	return -2;
 }
 
@@ -292,17 +468,25 @@ int bpf_pause_uprobes__scope(struct bpf_pause_uprobes *up, const pid_t *pids, in
 
 void bpf_pause_uprobes__delete(struct bpf_pause_uprobes *up)
 {
-	char cmd[128];
+	bool removed = true;
 
 	if (!up)
 		return;
-	for (int i = 0; i < up->nr; i++) {
+	for (int i = 0; i < up->nr; i++)
 		unscope(&up->probes[i]);
-		snprintf(cmd, sizeof(cmd), "-:%s", up->probes[i].name);
-		if (write_uprobe_events(cmd))
-			pr_debug("bpf-pause: cannot remove trace event %s: %s\n",
-				 up->probes[i].name, strerror(errno));
+	if (up->nr && write(up->fd, up->remove_cmd, strlen(up->remove_cmd)) < 0) {
+		pr_debug("bpf-pause: cannot remove the trace events of %s: %s\n", up->group,
+			 strerror(errno));
+		removed = false;
 	}
+	if (up->janitor > 0) {
+		close(up->janitor_pipe);
+		/* It finds nothing to remove: reap it.  Else init will. */
+		if (removed)
+			waitpid(up->janitor, NULL, __WCLONE);
+	}
+	if (up->fd >= 0)
+		close(up->fd);
 	free(up->probes);
 	free(up);
 }
