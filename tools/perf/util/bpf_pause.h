@@ -19,6 +19,7 @@ struct bpf_pause_obj;
 struct bpf_pause_session;
 struct evlist;
 struct option;
+struct pause_stat_fmt;
 struct target;
 
 /* What perf stat and perf record report of the windows, see bpf_pause_print.c. */
@@ -61,11 +62,8 @@ struct bpf_pause_windows {
 
 /* perf stat's output settings, for bpf_pause__fprintf(). */
 struct bpf_pause_print {
-	const char	*sep;		/* -x SEP, or NULL */
-	bool		json;		/* -j */
-	struct timespec	*ts;		/* -I: the interval's time, or NULL */
+	const struct pause_stat_fmt *fmt; /* perf stat's layout (pause_time.h) */
 	bool		delta;		/* -I, --forever: the counts since the last print */
-	bool		summary;	/* -I --summary: its CSV "summary" column */
 	int		runs;		/* -r: the runs, whose mean is printed */
 };
 

@@ -4,8 +4,11 @@
  * --switch-on and --switch-off, in perf stat's own layouts:
  *
  *   plain    "      8      windows opened by --bpf-pause (8 closed, ...)"
- *   -x SEP   one line a count: VALUE SEP SEP bpf-pause-NAME, as a counter
- *   -j       one object a count: "counter-value", "unit", "event"
+ *   -x SEP   one line a count, bpf-pause-NAME, in perf stat's counter
+ *            layout (pause_stat__fprintf_line(): the aggregation columns
+ *            of -A and --per-* left empty; as the time counted, the time
+ *            since the session's first run started)
+ *   -j       one object a count: "counter-value", "unit", "event", ...
  *   -I       the counts of the interval, after its timestamp (--forever:
  *            of the run)
  *   -r       the mean over the runs, with the relative standard deviation
@@ -37,6 +40,7 @@
 
 #include "bpf_pause.h"
 #include "debug.h"
+#include "pause_time.h"
 #include "stat.h"
 
 /* The event names of the counts: bpf-pause-NAME. */
@@ -112,47 +116,27 @@ static void fprintf_anomalies(FILE *fp, const double *v)
 	}
 }
 
-/*
- * One count as a counter line or object, as perf stat prints its counters
- * (values as "%.0f" in CSV and "%f" in JSON; -r: the noise after the
- * event, or "variance").
- */
-static void fprintf_count(FILE *fp, const struct bpf_pause_print *pp, const char *ts,
-			  enum bpf_pause_count c, double val, double noise)
+/* One count as a counter line or object (-r: the noise of the runs). */
+static void fprintf_count(FILE *fp, const struct bpf_pause_print *pp, enum bpf_pause_count c,
+			  double val, double noise, u64 elapsed)
 {
-	bool runs = pp->runs > 1 && !pp->delta && c != BPF_PAUSE_OPEN;
+	char value[64], event[64];
 
-	if (pp->json) {
-		fprintf(fp, "{%s%s\"counter-value\" : \"%f\", ", ts, *ts ? ", " : "", val);
-		fprintf(fp, "\"unit\" : \"\", \"event\" : \"bpf-pause-%s\"", count_names[c]);
-		if (runs)
-			fprintf(fp, ", \"variance\" : %.2f", noise);
-		fprintf(fp, "}\n");
-		return;
-	}
-	fprintf(fp, "%s%.0f%s%sbpf-pause-%s", ts, val, pp->sep, pp->sep, count_names[c]);
-	if (runs)
-		fprintf(fp, "%s%.2f%%", pp->sep, noise);
-	fprintf(fp, "\n");
+	scnprintf(value, sizeof(value), pp->fmt->json ? "%f" : "%.0f", val);
+	scnprintf(event, sizeof(event), "bpf-pause-%s", count_names[c]);
+	pause_stat__fprintf_line(fp, pp->fmt, value, "", event, noise, elapsed, 100.0);
 }
 
 /* One statistic of the windows as a -x line or -j object. */
-static void fprintf_stat(FILE *fp, const struct bpf_pause_print *pp, const char *ts,
-			 const char *fmt, double val, const char *unit, const char *what,
-			 const char *name)
+static void fprintf_stat(FILE *fp, const struct bpf_pause_print *pp, const char *fmt,
+			 double val, const char *unit, const char *what, const char *name,
+			 u64 elapsed)
 {
-	char value[64];
+	char value[64], event[256];
 
 	scnprintf(value, sizeof(value), fmt, val);
-	if (pp->json) {
-		fprintf(fp, "{%s%s\"counter-value\" : \"%s\", \"unit\" : \"%s\", ", ts,
-			*ts ? ", " : "", value, unit);
-		fprintf(fp, "\"event\" : \"bpf-pause-%s%s%s\"}\n", what, name ? ":" : "",
-			name ?: "");
-		return;
-	}
-	fprintf(fp, "%s%s%s%s%sbpf-pause-%s%s%s\n", ts, value, pp->sep, unit, pp->sep, what,
-		name ? ":" : "", name ?: "");
+	scnprintf(event, sizeof(event), "bpf-pause-%s%s%s", what, name ? ":" : "", name ?: "");
+	pause_stat__fprintf_line(fp, pp->fmt, value, unit, event, 0, elapsed, 100.0);
 }
 
 /* -I, --forever: the windows since the last print (min and max: all so far). */
@@ -170,39 +154,32 @@ static void windows_since(struct bpf_pause_windows *w, struct bpf_pause_windows 
 	*start = now;
 }
 
-static void fprintf_windows(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_print *pp,
-			    const char *ts)
+static void fprintf_windows(FILE *fp, const struct bpf_pause_print *pp,
+			    const struct bpf_pause_windows *w)
 {
-	struct bpf_pause_report *r = report(bp);
-	struct bpf_pause_windows w;
-	const struct bpf_pause_stat *t = &w.time;
-	double inside, elapsed;
+	const struct bpf_pause_stat *t = &w->time;
+	const char *ts = pp->fmt->ts;
+	double inside = t->sum / 1e6, elapsed = w->elapsed_ns / 1e6;
+	u64 ns = w->elapsed_ns;
 
-	if (!r || bpf_pause__windows(bp, &w))
-		return;
-	if (pp->delta)
-		windows_since(&w, &r->windows_start);
-	inside = t->sum / 1e6;
-	elapsed = w.elapsed_ns / 1e6;
-
-	if (pp->json || pp->sep) {
-		fprintf_stat(fp, pp, ts, "%f", inside, "msec", "time-inside", NULL);
-		fprintf_stat(fp, pp, ts, "%f", elapsed, "msec", "time-elapsed", NULL);
+	if (pp->fmt->json || pp->fmt->sep) {
+		fprintf_stat(fp, pp, "%f", inside, "msec", "time-inside", NULL, ns);
+		fprintf_stat(fp, pp, "%f", elapsed, "msec", "time-elapsed", NULL, ns);
 		if (!t->n)
 			return;
-		fprintf_stat(fp, pp, ts, "%f", inside / t->n, "msec", "window-mean", "time");
-		fprintf_stat(fp, pp, ts, "%f", t->min / 1e6, "msec", "window-min", "time");
-		fprintf_stat(fp, pp, ts, "%f", t->max / 1e6, "msec", "window-max", "time");
-		for (int i = 0; i < w.nr_values; i++) {
-			const struct bpf_pause_stat *v = &w.values[i];
+		fprintf_stat(fp, pp, "%f", inside / t->n, "msec", "window-mean", "time", ns);
+		fprintf_stat(fp, pp, "%f", t->min / 1e6, "msec", "window-min", "time", ns);
+		fprintf_stat(fp, pp, "%f", t->max / 1e6, "msec", "window-max", "time", ns);
+		for (int i = 0; i < w->nr_values; i++) {
+			const struct bpf_pause_stat *v = &w->values[i];
 
 			if (!v->n)
 				continue;
-			fprintf_stat(fp, pp, ts, "%.2f", (double)v->sum / v->n, "", "window-mean",
-				     w.names[i]);
-			fprintf_stat(fp, pp, ts, "%.0f", v->min, "", "window-min", w.names[i]);
-			fprintf_stat(fp, pp, ts, "%.0f", v->max, "", "window-max", w.names[i]);
-			fprintf_stat(fp, pp, ts, "%.0f", v->n, "", "window-n", w.names[i]);
+			fprintf_stat(fp, pp, "%.2f", (double)v->sum / v->n, "", "window-mean",
+				     w->names[i], ns);
+			fprintf_stat(fp, pp, "%.0f", v->min, "", "window-min", w->names[i], ns);
+			fprintf_stat(fp, pp, "%.0f", v->max, "", "window-max", w->names[i], ns);
+			fprintf_stat(fp, pp, "%.0f", v->n, "", "window-n", w->names[i], ns);
 		}
 		return;
 	}
@@ -213,13 +190,13 @@ static void fprintf_windows(struct bpf_pause *bp, FILE *fp, const struct bpf_pau
 		(unsigned long long)t->n, elapsed ? 100.0 * inside / elapsed : 0.0, elapsed);
 	fprintf(fp, ", a window: mean %.3f, min %.3f, max %.3f msec\n", inside / t->n,
 		t->min / 1e6, t->max / 1e6);
-	for (int i = 0; i < w.nr_values; i++) {
-		const struct bpf_pause_stat *v = &w.values[i];
+	for (int i = 0; i < w->nr_values; i++) {
+		const struct bpf_pause_stat *v = &w->values[i];
 
 		if (!v->n)
 			continue;
 		fprintf(fp, "%s%19.2f      %s a window (min %llu, max %llu", ts,
-			(double)v->sum / v->n, w.names[i], (unsigned long long)v->min,
+			(double)v->sum / v->n, w->names[i], (unsigned long long)v->min,
 			(unsigned long long)v->max);
 		if (v->n != t->n)
 			fprintf(fp, "; %llu of the windows", (unsigned long long)v->n);
@@ -232,10 +209,14 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 	struct bpf_pause_report *r = report(bp);
 	double val[BPF_PAUSE__NR_COUNTS], noise[BPF_PAUSE__NR_COUNTS] = { 0 };
 	u64 now[BPF_PAUSE__NR_COUNTS];
-	char ts[64] = "";
+	struct bpf_pause_windows w;
+	bool have_windows;
 
 	if (!r || bpf_pause__counts(bp, now))
 		return;
+	have_windows = !bpf_pause__windows(bp, &w);
+	if (have_windows && pp->delta)
+		windows_since(&w, &r->windows_start);
 	for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
 		if (pp->delta) {
 			val[i] = now[i] - r->interval_start[i];
@@ -257,22 +238,14 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 	/* The still open ones are those of now, not a difference. */
 	val[BPF_PAUSE_OPEN] = now[BPF_PAUSE_OPEN];
 
-	if (pp->ts && pp->json)
-		scnprintf(ts, sizeof(ts), "\"interval\" : %lu.%09lu",
-			  (unsigned long)pp->ts->tv_sec, pp->ts->tv_nsec);
-	else if (pp->ts)
-		scnprintf(ts, sizeof(ts), pp->sep ? "%lu.%09lu%s" : "%6lu.%09lu ",
-			  (unsigned long)pp->ts->tv_sec, pp->ts->tv_nsec, pp->sep);
-	else if (pp->summary && pp->sep)
-		scnprintf(ts, sizeof(ts), "summary%s", pp->sep);
-
-	if (pp->json || pp->sep) {
+	if (pp->fmt->json || pp->fmt->sep) {
 		for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
 			if (i != BPF_PAUSE_ERRORS)
-				fprintf_count(fp, pp, ts, i, val[i], noise[i]);
+				fprintf_count(fp, pp, i, val[i], noise[i],
+					      have_windows ? w.elapsed_ns : 0);
 		}
 	} else {
-		fprintf(fp, "%s%19.0f      windows opened by --bpf-pause (%.0f closed", ts,
+		fprintf(fp, "%s%19.0f      windows opened by --bpf-pause (%.0f closed", pp->fmt->ts,
 			val[BPF_PAUSE_WINDOWS], val[BPF_PAUSE_CLOSES]);
 		fprintf_anomalies(fp, val);
 		fprintf(fp, ")");
@@ -280,8 +253,9 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 			fprintf(fp, "  ( +-%6.2f%% )", noise[BPF_PAUSE_WINDOWS]);
 		fprintf(fp, "\n");
 	}
-	fprintf_windows(bp, fp, pp, ts);
-	if (!pp->json && !pp->sep && !pp->ts)
+	if (have_windows)
+		fprintf_windows(fp, pp, &w);
+	if (!pp->fmt->json && !pp->fmt->sep && !pp->fmt->ts[0])
 		fprintf(fp, "\n");
 	/* Said once, when they happen (-I: in the interval they happened in). */
 	if (now[BPF_PAUSE_ERRORS] > r->errors_said) {
