@@ -49,6 +49,18 @@ run() {
   fi
 }
 
+# verdict NAME BAD OK: FAIL with what BAD lists (and the output), or ok.
+verdict() {
+  if [ -n "$2" ]; then
+    echo "FAIL: $1:"
+    echo "$2"
+    cat "${out}"
+    err=1
+  else
+    echo "ok: $1: $3"
+  fi
+}
+
 # check_csv NAME PERF-STAT-ARGS...: every line about windows has as many
 # fields as the page-faults counter lines (and -I's a timestamp first).
 check_csv() {
@@ -69,14 +81,8 @@ check_csv() {
       for (i = 1; i <= n; i++)
         if (nf[i] != want) print nf[i] " fields, not " want ": " line[i]
     }' "${out}")
-  if [ -n "${bad}" ]; then
-    echo "FAIL: ${name}:"
-    echo "${bad}"
-    cat "${out}"
-    err=1
-  else
-    echo "ok: ${name}: $(grep -c -E 'bpf-pause-|pause-time-inside' "${out}") lines laid out right"
-  fi
+  verdict "${name}" "${bad}" \
+    "$(grep -c -E 'bpf-pause-|pause-time-inside' "${out}") lines laid out right"
 }
 
 # check_json NAME PERF-STAT-ARGS...: every line a JSON object, those
@@ -112,14 +118,7 @@ for want in ("bpf-pause-windows", "bpf-pause-time-inside", "pause-time-inside:")
         print("no " + want)
 if not n:
     print("no object about windows")' "${out}" "$([[ " $* " == *" -I "* ]] && echo 1)")
-  if [ -n "${bad}" ]; then
-    echo "FAIL: ${name}:"
-    echo "${bad}"
-    cat "${out}"
-    err=1
-  else
-    echo "ok: ${name}: valid JSON"
-  fi
+  verdict "${name}" "${bad}" "valid JSON"
 }
 
 check_csv "-x,"
@@ -141,24 +140,12 @@ bad=$(awk -v ts="${ts_re}" '/^#/ || NF == 0 { next }
   $1 !~ ts { print; next }
   /msec inside windows of|windows opened by --bpf-pause/ { n++ }
   END { if (!n) print "no line about windows" }' "${out}")
-if [ -n "${bad}" ]; then
-  echo "FAIL: -I 10: lines without a timestamp:"
-  echo "${bad}"
-  cat "${out}"
-  err=1
-else
-  echo "ok: -I 10: every line timestamped"
-fi
+verdict "-I 10" "${bad}" "every line timestamped"
 
 # -r: the time inside windows is the mean of the runs, with their spread,
 # as the counters are (it was the last run's).
 run "-r 3" -r 3 || true
-if ! grep -q 'msec inside windows of .*( +-' "${out}"; then
-  echo "FAIL: -r 3: no spread on the time inside windows"
-  cat "${out}"
-  err=1
-else
-  echo "ok: -r 3: the time inside windows with its spread"
-fi
+bad=$(grep -q 'msec inside windows of .*( +-' "${out}" || echo "no spread on the time inside windows")
+verdict "-r 3" "${bad}" "the time inside windows with its spread"
 
 exit ${err}
