@@ -145,7 +145,8 @@ verdict "-I 10" "${bad}" "every line timestamped"
 # -r: the time inside windows is the mean of the runs, with their spread,
 # as the counters are (it was the last run's).
 run "-r 3" -r 3 || true
-bad=$(grep -q 'msec inside windows of .*( +-' "${out}" || echo "no spread on the time inside windows")
+bad=$(grep -q 'msec inside windows of .*( +-' "${out}" ||
+  echo "no spread on the time inside windows")
 verdict "-r 3" "${bad}" "the time inside windows with its spread"
 
 exit ${err}
