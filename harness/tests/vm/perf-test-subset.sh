@@ -3,7 +3,9 @@
 #
 # Run the upstream 'perf test' cases named in LIST (one description per
 # line) and record one result per case: Ok -> PASS, Skip -> SKIP (with
-# perf's reason), anything else -> FAIL.  A listed case that perf does not
+# perf's reason), anything else -> FAIL.  A description after '! ' must
+# not skip in this guest: its Skip is a FAIL (a guest with the hardware
+# a case needs must run it).  A listed case that perf does not
 # know fails, so the list cannot rot silently.  Guests that run at once
 # split LIST: each case runs in the guest that claims it (claim.sh).
 # Few processes per case (each costs about 0.05 s under TCG): one awk to
@@ -14,6 +16,8 @@ $PERF test list >/tmp/perf-test.list 2>&1
 rc=0
 while IFS= read -r desc; do
 	case "$desc" in ''|'#'*) continue ;; esac
+	must_run=0
+	case "$desc" in '! '*) must_run=1 desc=${desc#! } ;; esac
 	[ -z "${VM_SHARE:-}" ] || "$H/tests/vm/claim.sh" "perf-test: $desc" </dev/null || continue
 	# perf test matches on substrings; pick the number of the exact match.
 	# (ENVIRON, not -v: awk would take backslashes as escapes.)
@@ -36,7 +40,7 @@ while IFS= read -r desc; do
 	# The progress line (the count of each verdict, the time), then the
 	# result.  The verdict is the last " : Ok|Skip|FAILED!" of the case
 	# itself (num:); a suite of subtests prints one per subtest (num.N:).
-	DESC=$desc awk -v num="$num" -v start="$start" -v end="$end" -v status="$status" '
+	DESC=$desc awk -v num="$num" -v start="$start" -v end="$end" -v status="$status" -v must_run=$must_run '
 	function verdict_of(line) { sub(/.* : /, "", line); return line }
 	$0 ~ "^ *" num "(\\.[0-9]+)?: .* : " {
 		v = verdict_of($0)
@@ -53,6 +57,7 @@ while IFS= read -r desc; do
 		printf "%sin %.2fs\n", line, end - start
 		if (status == 124) r = "FAIL perf-test: " desc " (timed out)"
 		else if (own == "Ok") r = "PASS perf-test: " desc
+		else if (own ~ /^Skip/ && must_run) r = "FAIL perf-test: " desc " (" own ", but this guest has what it needs)"
 		else if (own ~ /^Skip/) r = "SKIP perf-test: " desc " " own
 		else if (own != "") r = "FAIL perf-test: " desc " (" own ")"
 		else if (sub_failed) r = "FAIL perf-test: " desc
