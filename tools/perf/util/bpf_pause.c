@@ -1582,6 +1582,7 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 	if (bp->obj)
 		counts[BPF_PAUSE_MISSED] += bpf_pause_obj__misses(bp->obj);
 	counts[BPF_PAUSE_ERRORS] = sum.errors;
+	counts[BPF_PAUSE_UNMARKED] = sum.unmarked;
 	return 0;
 }
 

@@ -36,6 +36,7 @@ enum bpf_pause_count {
 	BPF_PAUSE_UNTRACKED,	/* opens by threads outside the session: ignored */
 	BPF_PAUSE_MISSED,	/* trigger hits no program ran for, or refused */
 	BPF_PAUSE_ERRORS,	/* pause/resume calls that failed (a warning) */
+	BPF_PAUSE_UNMARKED,	/* perf record: boundaries not written to perf.data */
 	BPF_PAUSE__NR_COUNTS,
 };
 

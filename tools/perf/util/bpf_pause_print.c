@@ -57,6 +57,7 @@ static const char * const count_names[BPF_PAUSE__NR_COUNTS] = {
 	[BPF_PAUSE_UNTRACKED]	= "untracked",
 	[BPF_PAUSE_MISSED]	= "missed",
 	[BPF_PAUSE_ERRORS]	= "errors",
+	[BPF_PAUSE_UNMARKED]	= "unmarked",
 };
 
 /* What earlier runs and intervals were, to tell this one's. */
@@ -108,6 +109,8 @@ static void fprintf_anomalies(FILE *fp, const double *v)
 		{ BPF_PAUSE_UNTRACKED,	"opens by threads outside the session ignored" },
 		{ BPF_PAUSE_MISSED,
 		  "trigger hits missed (BPF recursion, or inside perf's context switch)" },
+		{ BPF_PAUSE_UNMARKED,
+		  "boundaries not marked in perf.data (on a CPU outside -C, or lost)" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(anomalies); i++) {
@@ -240,7 +243,8 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 
 	if (pp->fmt->json || pp->fmt->sep) {
 		for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
-			if (i != BPF_PAUSE_ERRORS)
+			/* Errors are a warning; only perf record marks. */
+			if (i != BPF_PAUSE_ERRORS && i != BPF_PAUSE_UNMARKED)
 				fprintf_count(fp, pp, i, val[i], noise[i],
 					      have_windows ? w.elapsed_ns : 0);
 		}

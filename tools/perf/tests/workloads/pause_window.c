@@ -30,6 +30,11 @@
  *               its window is closed only when the next round's call
  *               finds its frame gone (so the window also counts the next
  *               round's outside pages)
+ *   spawn       pause_window_inside() creates a thread inside its window,
+ *               which faults the window's pages and exits; the window's
+ *               thread joins it and closes the window: the new thread is
+ *               inside a window it never opened (inherited); its stack
+ *               faults pages of its own (the window's count is not exact)
  *
  * and one changes what each window counts, not their sum over an even
  * number of rounds:
@@ -66,7 +71,7 @@
 
 enum pw_mode {
 	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
-	PW_ALTERNATE,
+	PW_ALTERNATE, PW_SPAWN,
 };
 
 struct pw_round {
@@ -126,6 +131,15 @@ static noinline void pause_window_outside(char *mem, long page, unsigned long lo
 		asm volatile("" ::: "memory");
 }
 
+/* spawn mode: a thread created inside the window faults its pages. */
+static void *spawn_thread(void *arg)
+{
+	struct pw_round *r = arg;
+
+	touch(r->mem, r->page, 0, PAUSE_WINDOW_PAGES);
+	return NULL;
+}
+
 /*
  * The window's pages, [0, PAUSE_WINDOW_PAGES) of r->mem: in nested mode
  * each level faults its own slice after its inner call returned.
@@ -147,7 +161,14 @@ static noinline void pause_window_inside(struct pw_round *r, int level)
 		migrate();
 		from = to / 2;
 	}
-	touch(r->mem, r->page, from, to);
+	if (r->mode == PW_SPAWN) {
+		pthread_t thread;
+
+		if (!pthread_create(&thread, NULL, spawn_thread, r))
+			pthread_join(thread, NULL);
+	} else {
+		touch(r->mem, r->page, from, to);
+	}
 	if (r->mode == PW_EXIT)
 		pthread_exit(NULL);
 	if (r->mode == PW_LONGJMP && r->jumps-- > 0)
@@ -267,6 +288,7 @@ static int run_round(struct pw_round *r)
 	case PW_NESTED:
 	case PW_UNBALANCED:
 	case PW_ALTERNATE:
+	case PW_SPAWN:
 	default:
 		pause_window_outside(outside_mem(r), r->page,
 				     r->out_loops);
@@ -278,7 +300,7 @@ static int run_round(struct pw_round *r)
 static const char * const pw_modes[] = {
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
-	[PW_LONGJMP] = "longjmp", [PW_ALTERNATE] = "alternate",
+	[PW_LONGJMP] = "longjmp", [PW_ALTERNATE] = "alternate", [PW_SPAWN] = "spawn",
 };
 
 static int pause_window(int argc, const char **argv)

@@ -546,16 +546,28 @@ static void window_end(struct pause_thread *pt)
  * resumed, the close after they are paused, so that the window's samples
  * fall between the two.
  */
+/*
+ * A CPU outside perf record -C has no marker event (-ENOENT), and a full
+ * buffer loses the sample: count what was not written, so that perf
+ * record says so, rather than leave a window without its mark unsaid.
+ */
 static void mark_boundary(void *ctx, bool close, __u32 spec)
 {
 	struct pause_boundary b = { .spec = spec };
+	struct pause_stats *st;
+	long err;
 
 	if (!record_boundaries)
 		return;
 	if (close)
-		bpf_perf_event_output(ctx, &window_closes, BPF_F_CURRENT_CPU, &b, sizeof(b));
+		err = bpf_perf_event_output(ctx, &window_closes, BPF_F_CURRENT_CPU, &b, sizeof(b));
 	else
-		bpf_perf_event_output(ctx, &window_opens, BPF_F_CURRENT_CPU, &b, sizeof(b));
+		err = bpf_perf_event_output(ctx, &window_opens, BPF_F_CURRENT_CPU, &b, sizeof(b));
+	if (err) {
+		st = stats_here();
+		if (st)
+			st->unmarked++;
+	}
 }
 
 /* The user stack pointer at a uprobe (x86 and arm64 both call it sp). */

@@ -15,6 +15,7 @@ struct pause_stats {
 	__u64 switching;	/* kfunc -EAGAIN: a context switch held the context */
 	__u64 expired;		/* windows closed by their trigger's timeout */
 	__u64 filtered;		/* hits a trigger's predicate or limits turned away */
+	__u64 unmarked;		/* perf record: boundaries not written to perf.data */
 };
 
 /*
