@@ -21,9 +21,10 @@ err=0
 data=$(mktemp /tmp/__perf_test.data.XXXXX)
 full=$(mktemp /tmp/__perf_test.full.XXXXX)
 syms=$(mktemp /tmp/__perf_test.syms.XXXXX)
+tdata=$(mktemp /tmp/__perf_test.tdata.XXXXX)
 
 cleanup() {
-  rm -f "${data}" "${data}.old" "${full}" "${full}.old" "${syms}"
+  rm -f "${data}" "${data}.old" "${full}" "${full}.old" "${syms}" "${tdata}" "${tdata}.old"
   trap - EXIT TERM INT
 }
 trap 'cleanup; exit 1' TERM INT
@@ -164,35 +165,36 @@ inside=$(perf script -i "${full}" --switch-on=window-open --switch-off=window-cl
   -F event 2>/dev/null | grep -c '^ *page-faults' || true)
 pw_in_range "perf inject, then --switch-on=window-open" "${inside}" "${pf}" "${pf}" || err=1
 
-# Per thread: two processes whose windows interleave (each sleeps in
-# its windows, so the other opens and closes its own meanwhile), and
-# threads created inside a window, which they never open themselves.
-# perf script --switch-on=window-open --switch-off=window-close must
-# keep every sample perf record kept: all are inside windows.  A global
-# switch lost the samples after another thread's close, and the new
-# threads' samples (they have no window-open of their own).
+# Per thread: two threads whose windows interleave (the second's faults
+# come after the first's close), and threads created inside a window,
+# which they never open themselves, faulting after its creator closed
+# its own.  perf script --switch-on=window-open --switch-off=window-close
+# must keep every sample perf record kept: all are inside windows.  A
+# global switch lost both: a window after another thread's close, and
+# the new threads' samples.
 per_thread() {
   local what=$1 kept inside
 
   shift
   overlaps=0
   orphans=0
-  if ! perf record -q -o "${data}" -c 1 -e page-faults/action=start-paused/u \
+  if ! perf record -q -o "${tdata}" -c 1 -e page-faults/action=start-paused/u \
       --bpf-pause="${pw_tps}" -- "$@" 2>/dev/null; then
     echo "FAIL: ${what}: perf record failed"
     err=1
     return
   fi
-  kept=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *page-faults' || true)
-  inside=$(perf script -i "${data}" --switch-on=window-open --switch-off=window-close \
+  kept=$(perf script -i "${tdata}" -F event 2>/dev/null | grep -c '^ *page-faults' || true)
+  inside=$(perf script -i "${tdata}" --switch-on=window-open --switch-off=window-close \
     -F event 2>/dev/null | grep -c '^ *page-faults' || true)
   # Opens while another thread's window is open; samples of threads
   # that never opened a window.
-  read -r overlaps orphans < <(perf script -i "${data}" -F tid,event 2>/dev/null | awk '
+  perf script -i "${tdata}" -F tid,event 2>/dev/null | awk '
     $2 ~ /^window-open/ { for (t in open) if (open[t] && t != $1) n++; open[$1] = 1; opener[$1] = 1 }
     $2 ~ /^window-close/ { open[$1] = 0 }
     $2 ~ /^page-faults/ && !opener[$1] { orphans++ }
-    END { print n + 0, orphans + 0 }')
+    END { print n + 0, orphans + 0 }' >"${syms}"
+  read -r overlaps orphans <"${syms}"
   echo "${what}: ${kept} samples kept, ${inside} read back per thread; ${overlaps} opens" \
     "inside another thread's window, ${orphans} samples of threads that opened none"
   pw_in_range "${what}: samples perf record kept" "${kept}" $((10 * PW_PAGES)) 100000 || err=1
@@ -200,12 +202,30 @@ per_thread() {
     "${kept}" "${kept}" || err=1
 }
 echo "--- windows read back per thread"
-per_thread "two processes" sh -c \
-  "perf test -w pause_window 10 & perf test -w pause_window 10; wait"
-pw_in_range "two processes: opens inside the other's window" "${overlaps}" 1 1000 || err=1
+per_thread "interleaved threads" perf test -w pause_window 10 0 0 interleave
+pw_in_range "interleaved threads: opens inside another thread's window" "${overlaps}" \
+  10 10 || err=1
 per_thread "threads created inside windows" perf test -w pause_window 10 0 0 spawn
 pw_in_range "threads created inside windows: their samples" "${orphans}" \
   $((10 * PW_PAGES)) 100000 || err=1
+
+# -C: a CPU outside the session has no marker event, so the boundaries
+# of a workload pinned there cannot be written: perf record must say so.
+unmarked() {
+  local n
+
+  n=$(perf record -o "${tdata}" -C "$1" -c 1 -e page-faults/action=start-paused/u \
+    --bpf-pause="${pw_tps}" --bpf-pause-workload -- taskset -c 1 perf test -w pause_window 4 \
+    2>&1 >/dev/null | sed -n 's/.* \([0-9]*\) boundaries not marked in perf.data.*/\1/p')
+  echo "${n:-0}"
+}
+if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+  echo "--- -C, boundaries on a CPU outside the session"
+  pw_in_range "-C 0, windows on CPU 1: boundaries not marked" "$(unmarked 0)" 8 8 || err=1
+  pw_in_range "-C 1, windows on CPU 1: boundaries not marked" "$(unmarked 1)" 0 0 || err=1
+else
+  echo "--- -C: not tried (needs 2 CPUs and taskset)"
+fi
 
 # The timeline picture: a well-formed SVG with a band per window and a
 # tick per sample, none of them outside the bands.

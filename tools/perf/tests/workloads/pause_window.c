@@ -30,11 +30,17 @@
  *               its window is closed only when the next round's call
  *               finds its frame gone (so the window also counts the next
  *               round's outside pages)
- *   spawn       pause_window_inside() creates a thread inside its window,
- *               which faults the window's pages and exits; the window's
- *               thread joins it and closes the window: the new thread is
- *               inside a window it never opened (inherited); its stack
- *               faults pages of its own (the window's count is not exact)
+ *   spawn       the main thread opens a window, creates a thread and
+ *               closes the window; then the new thread, inside the
+ *               window it inherited open and never closes, faults the
+ *               window's pages and exits
+ *   interleave  two threads' windows interleave: the main thread opens
+ *               its window, a second thread opens its own, the main
+ *               thread closes its window (with no fault in it), then the
+ *               second faults the window's pages and closes its window
+ *
+ * (spawn and interleave only make the syscalls, not the calls of
+ * pause_window_inside(): they are for the syscalls' tracepoints)
  *
  * and one changes what each window counts, not their sum over an even
  * number of rounds:
@@ -71,7 +77,7 @@
 
 enum pw_mode {
 	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
-	PW_ALTERNATE, PW_SPAWN,
+	PW_ALTERNATE, PW_SPAWN, PW_INTERLEAVE,
 };
 
 struct pw_round {
@@ -131,12 +137,27 @@ static noinline void pause_window_outside(char *mem, long page, unsigned long lo
 		asm volatile("" ::: "memory");
 }
 
-/* spawn mode: a thread created inside the window faults its pages. */
+/* spawn mode: created inside a window, it faults after the window closed. */
 static void *spawn_thread(void *arg)
 {
 	struct pw_round *r = arg;
 
+	sem_wait(&r->go);
 	touch(r->mem, r->page, 0, PAUSE_WINDOW_PAGES);
+	return NULL;
+}
+
+/* interleave mode: the second thread's window, open across the first's close. */
+static void *interleave_thread(void *arg)
+{
+	struct pw_round *r = arg;
+
+	sem_wait(&r->go);
+	syscall(SYS_getppid);
+	sem_post(&r->done);
+	sem_wait(&r->go);
+	touch(r->mem, r->page, 0, PAUSE_WINDOW_PAGES);
+	syscall(SYS_getpgid, 0);
 	return NULL;
 }
 
@@ -161,14 +182,7 @@ static noinline void pause_window_inside(struct pw_round *r, int level)
 		migrate();
 		from = to / 2;
 	}
-	if (r->mode == PW_SPAWN) {
-		pthread_t thread;
-
-		if (!pthread_create(&thread, NULL, spawn_thread, r))
-			pthread_join(thread, NULL);
-	} else {
-		touch(r->mem, r->page, from, to);
-	}
+	touch(r->mem, r->page, from, to);
 	if (r->mode == PW_EXIT)
 		pthread_exit(NULL);
 	if (r->mode == PW_LONGJMP && r->jumps-- > 0)
@@ -262,6 +276,26 @@ static int run_round(struct pw_round *r)
 	pthread_t thread;
 
 	switch (r->mode) {
+	case PW_SPAWN:
+		syscall(SYS_getppid);
+		if (pthread_create(&thread, NULL, spawn_thread, r))
+			return -1;
+		syscall(SYS_getpgid, 0);
+		sem_post(&r->go);
+		pthread_join(thread, NULL);
+		pause_window_outside(outside_mem(r), r->page, r->out_loops);
+		return 0;
+	case PW_INTERLEAVE:
+		if (pthread_create(&thread, NULL, interleave_thread, r))
+			return -1;
+		syscall(SYS_getppid);
+		sem_post(&r->go);
+		sem_wait(&r->done);
+		syscall(SYS_getpgid, 0);
+		sem_post(&r->go);
+		pthread_join(thread, NULL);
+		pause_window_outside(outside_mem(r), r->page, r->out_loops);
+		return 0;
 	case PW_EXIT:
 		if (pthread_create(&thread, NULL, inside_thread, r))
 			return -1;
@@ -288,7 +322,6 @@ static int run_round(struct pw_round *r)
 	case PW_NESTED:
 	case PW_UNBALANCED:
 	case PW_ALTERNATE:
-	case PW_SPAWN:
 	default:
 		pause_window_outside(outside_mem(r), r->page,
 				     r->out_loops);
@@ -301,6 +334,7 @@ static const char * const pw_modes[] = {
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
 	[PW_LONGJMP] = "longjmp", [PW_ALTERNATE] = "alternate", [PW_SPAWN] = "spawn",
+	[PW_INTERLEAVE] = "interleave",
 };
 
 static int pause_window(int argc, const char **argv)
