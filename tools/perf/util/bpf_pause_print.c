@@ -110,7 +110,7 @@ static void fprintf_anomalies(FILE *fp, const double *v)
 		{ BPF_PAUSE_MISSED,
 		  "trigger hits missed (BPF recursion, or inside perf's context switch)" },
 		{ BPF_PAUSE_UNMARKED,
-		  "boundaries not marked in perf.data (on a CPU outside -C, or lost)" },
+		  "boundaries not marked in perf.data (a CPU outside -C, a full buffer)" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(anomalies); i++) {

@@ -36,7 +36,7 @@
  *               window's pages and exits
  *   interleave  two threads' windows interleave: the main thread opens
  *               its window, a second thread opens its own, the main
- *               thread closes its window (with no fault in it), then the
+ *               thread closes its window (none of the pages in it), then the
  *               second faults the window's pages and closes its window
  *
  * (spawn and interleave only make the syscalls, not the calls of
@@ -85,7 +85,7 @@ struct pw_round {
 	long		page;
 	unsigned long	in_loops, out_loops;
 	enum pw_mode	mode;
-	sem_t		go, done;	/* threads mode */
+	sem_t		go, done;	/* threads, spawn and interleave modes */
 	sigjmp_buf	out;		/* longjmp mode */
 	int		jumps;		/* longjmp mode: rounds left by siglongjmp() */
 	int		round;

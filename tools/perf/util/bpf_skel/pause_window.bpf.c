@@ -544,12 +544,9 @@ static void window_end(struct pause_thread *pt)
 /*
  * Mark a window's boundary in perf.data: the open before the events are
  * resumed, the close after they are paused, so that the window's samples
- * fall between the two.
- */
-/*
- * A CPU outside perf record -C has no marker event (-ENOENT), and a full
- * buffer loses the sample: count what was not written, so that perf
- * record says so, rather than leave a window without its mark unsaid.
+ * fall between the two.  What cannot be written (a CPU outside perf
+ * record -C has no marker event, a buffer can be full) is counted, so
+ * that perf record says so rather than leave a window unmarked unsaid.
  */
 static void mark_boundary(void *ctx, bool close, __u32 spec)
 {
@@ -566,7 +563,7 @@ static void mark_boundary(void *ctx, bool close, __u32 spec)
 	if (err) {
 		st = stats_here();
 		if (st)
-			st->unmarked++;
+			__sync_fetch_and_add(&st->unmarked, 1);
 	}
 }
 
