@@ -102,12 +102,14 @@ pw_skip_without_attr_bits "${name}"
 pmus=$(cpu_pmus)
 if ! perf stat -x, -o "${tmp}/probe" -e cycles:u -- true 2>"${tmp}/probe.err" ||
     [ -z "$(value "${tmp}/probe" cycles)" ]; then
-  skip "no hardware cycles event (CPU PMUs: ${pmus}; perf stat -e cycles:u: $(grep -h -m1 cycles "${tmp}/probe" "${tmp}/probe.err" | tail -1))"
+  why=$(grep -h -m1 cycles "${tmp}/probe" "${tmp}/probe.err" | tail -1)
+  skip "no hardware cycles event (CPU PMUs: ${pmus}; perf stat -e cycles:u: ${why})"
 fi
 # shellcheck disable=SC2086
 if ! perf stat -x, -o "${tmp}/paused" -e instructions/action=start-paused/u ${triggers} \
     -- true 2>"${tmp}/paused.err"; then
-  skip "the CPU PMU (${pmus}) cannot pause instructions: $(grep -v '^$' "${tmp}/paused.err" | head -2 | tr '\n' ' ')"
+  why=$(grep -v '^$' "${tmp}/paused.err" | head -2 | tr '\n' ' ')
+  skip "the CPU PMU (${pmus}) cannot pause instructions: ${why}"
 fi
 
 # 1. instructions:u, trigger events.
@@ -121,7 +123,10 @@ d=$(stat instructions d "$n1" $((2 * wins)) -e "${ev}" ${triggers})
 # shellcheck disable=SC2086
 z=$(stat instructions z "$n1" 0 -e "${ev}" ${triggers})
 for v in "$a" "$b" "$d" "$z"; do
-  [[ "$v" =~ ^[0-9]+$ ]] || { echo "FAIL: instructions:u did not count: '$a' '$b' '$d' '$z'"; exit 1; }
+  if ! [[ "$v" =~ ^[0-9]+$ ]]; then
+    echo "FAIL: instructions:u did not count: '$a' '$b' '$d' '$z'"
+    exit 1
+  fi
 done
 loop=$((wins * (n2 - n1)))
 case $(uname -m) in
@@ -138,7 +143,8 @@ x86_64|aarch64)
   ;;
 esac
 c=$(((a - wins * per_iter * n1) / wins))
-echo "a window counts ${per_iter} x ${n1} + ${c} instructions (C = ${c}: the syscalls' user side, the call)"
+echo "a window counts ${per_iter} x ${n1} + ${c} instructions" \
+  "(C = ${c}: the syscalls' user side, the call)"
 if [ "$c" -lt 0 ] || [ "$c" -gt 1000 ]; then
   echo "FAIL: a window's constant C = ${c}, want [0, 1000]"
   err=1
@@ -183,38 +189,41 @@ if ! [[ "${cin}" =~ ^[0-9]+$ ]] || [ "${cin}" -eq 0 ]; then
 fi
 due=$((cin / period))
 
-# sample NAME MARKS ARGS...: record cycles every ${period} over hw_window
-# and check where the samples fall.  MARKS=yes: the trigger events are
-# recorded too, and a sample is inside when it follows an open and no
-# close (time order); otherwise inside is anywhere but hw_window_out.
+# sample NAME ARGS...: record cycles every ${period} over hw_window and
+# check where the samples fall: after a window's open and before its close
+# (the trigger events, or --bpf-pause's window-open and window-close
+# marks, in time order), never in hw_window_out (the loop outside the
+# windows), and nearly all in hw_window_in.
 sample() {
-  local what=$1 marks=$2 verdict inside outside
+  local what=$1 verdict inside outside loop
 
-  shift 2
+  shift
   if ! perf record -q -o "${tmp}/data" -e "cycles/action=start-paused,period=${period}/u" \
       "$@" -- perf test -w hw_window "$sn" "$sw" 2>"${tmp}/record.err"; then
     echo "FAIL: ${what}: perf record $*: $(tail -1 "${tmp}/record.err")"
     err=1
     return
   fi
-  verdict=$(perf script -i "${tmp}/data" -F event,sym 2>/dev/null | awk -v marks="${marks}" '
-    /sys_exit_getppid/ { open = 1; next }
-    /sys_enter_getpgid/ { open = 0; next }
+  verdict=$(perf script -i "${tmp}/data" -F event,ip,sym 2>/dev/null | awk '
+    /sys_exit_getppid|window-open/ { open = 1; next }
+    /sys_enter_getpgid|window-close/ { open = 0; next }
     /cycles/ {
-      if ($NF == "hw_window_out" || (marks == "yes" && !open)) o++
-      else i++
+      if ($NF == "hw_window_out" || !open) o++
+      else { i++; if ($NF == "hw_window_in") l++ }
     }
-    END { printf "%d %d\n", i, o }')
-  read -r inside outside <<<"${verdict}"
+    END { printf "%d %d %d\n", i, o, l }')
+  read -r inside outside loop <<<"${verdict}"
   pw_in_range "${what}: cycles:u samples outside windows" "${outside}" 0 0 || err=1
   within "${what}: cycles:u samples inside ${sw} windows (${cin} cycles / ${period})" \
     "${inside}" "${due}" 10
+  pw_in_range "${what}: of them, in hw_window_in" "${loop}" $((inside * 9 / 10)) "${inside}" ||
+    err=1
 }
 
 # shellcheck disable=SC2086
-sample "trigger events" yes ${triggers}
+sample "trigger events" ${triggers}
 if [ "${bpf}" = yes ]; then
-  sample "--bpf-pause" no --bpf-pause="${pw_tps}"
+  sample "--bpf-pause" --bpf-pause="${pw_tps}"
 fi
 
 exit "${err}"

@@ -190,7 +190,10 @@ per_thread() {
   # Opens while another thread's window is open; samples of threads
   # that never opened a window.
   perf script -i "${tdata}" -F tid,event 2>/dev/null | awk '
-    $2 ~ /^window-open/ { for (t in open) if (open[t] && t != $1) n++; open[$1] = 1; opener[$1] = 1 }
+    $2 ~ /^window-open/ {
+      for (t in open) if (open[t] && t != $1) n++
+      open[$1] = 1; opener[$1] = 1
+    }
     $2 ~ /^window-close/ { open[$1] = 0 }
     $2 ~ /^page-faults/ && !opener[$1] { orphans++ }
     END { print n + 0, orphans + 0 }' >"${syms}"

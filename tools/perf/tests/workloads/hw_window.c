@@ -23,13 +23,18 @@
 #include <linux/compiler.h>
 #include "../tests.h"
 
+/* Inlined into both functions even at -O0, so that each has its loop. */
+static __always_inline void hw_window_loop(unsigned long n)
+{
 #if defined(__aarch64__)
-#define HW_WINDOW_LOOP(n)	asm volatile("1: subs %0, %0, #1\n b.ne 1b" : "+r"(n) : : "cc")
+	asm volatile("1: subs %0, %0, #1\n b.ne 1b" : "+r"(n) : : "cc");
 #elif defined(__x86_64__)
-#define HW_WINDOW_LOOP(n)	asm volatile("1: dec %0\n jnz 1b" : "+r"(n) : : "cc")
+	asm volatile("1: dec %0\n jnz 1b" : "+r"(n) : : "cc");
 #else
-#define HW_WINDOW_LOOP(n)	do { while (--(n)) barrier(); } while (0)
+	while (--n)
+		barrier();
 #endif
+}
 
 /*
  * Two functions, so that a sample tells inside from outside by symbol;
@@ -37,13 +42,13 @@
  */
 static noinline void hw_window_in(unsigned long n)
 {
-	HW_WINDOW_LOOP(n);
+	hw_window_loop(n);
 }
 
 static noinline void hw_window_out(unsigned long n)
 {
 	asm volatile("nop");
-	HW_WINDOW_LOOP(n);
+	hw_window_loop(n);
 }
 
 static int hw_window(int argc, const char **argv)
