@@ -124,16 +124,25 @@ echo
 echo "## 5. perf's own --bpf-pause: ns per window through its programs, $(nproc) vCPUs"
 # The loop of section 4 (getppid(), no gap) as perf's workload, a window
 # around each call; vs the same BPF-less loop under two programs that
-# return at once (bare).  Per-task: perf stat -- loop; CPU-bound: -a.
+# return at once (bare).  task: perf stat -- loop, one inherited
+# instance of the event; cpu: perf stat -a; record: perf record -- loop,
+# per task, whose inherited events have one instance per CPU: each
+# thread's context holds nr_cpus copies of each, among which the kfunc
+# finds this CPU's.  MODES picks some (default all three).
 tps=tp:r:syscalls:sys_enter_getppid,tp:p:syscalls:sys_exit_getppid
 cpus=$(nproc)
 for threads in 1 8 64; do
 	n=$((threads == 1 ? 5000 : threads == 8 ? 1000 : 200))
 	read -r bare _ <<<"$(REPEATS=3 "$BENCH" scale bare "$threads" 0 "$n")"
-	for mode in task cpu; do
-		a=()
-		[ $mode = cpu ] && a=(-a)
-		read -r w _ <<<"$("$PERF" stat -o /dev/null "${a[@]}" \
+	# The kernel's part alone: the kfunc on per-CPU inherited instances.
+	read -r k _ <<<"$(REPEATS=3 "$BENCH" scale kfunc-percpu "$threads" 0 "$n")"
+	put "window_ns_kfunc_percpu_c${cpus}_t${threads}" "$k" ns/window "bare: $bare"
+	put "window_ns_kfunc_percpu_added_c${cpus}_t${threads}" "$(calc %.1f "$k - $bare")" ns/window
+	for mode in ${MODES:-task cpu record}; do
+		a=(stat -o /dev/null)
+		[ $mode = cpu ] && a+=(-a)
+		[ $mode = record ] && a=(record -q -o /tmp/bench-rec.data)
+		read -r w _ <<<"$("$PERF" "${a[@]}" \
 			-e page-faults/action=start-paused/ --bpf-pause=$tps -- \
 			env REPEATS=3 "$BENCH" scale none "$threads" 0 "$n")"
 		put "perf_bpf_pause_${mode}_c${cpus}_t${threads}_ns" "$w" ns/window "bare: $bare"

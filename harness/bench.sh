@@ -26,14 +26,14 @@ fi
 # each) instead of following the host's clock: repeatable to 0.1%, where
 # wall time under TCG varies by +-30% from run to run.
 VM_TCG_ARGS="-icount shift=0,sleep=off" "$H/vm-run.sh" -t 1800 -o "$vm" "$KIMAGE" \
-	"SECTIONS='${SECTIONS:-}' PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
+	"SECTIONS='${SECTIONS:-}' MODES='${MODES:-}' PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
 cp "$vm/summary.tsv" "$out/summary.tsv"
 # Section 5 again with more vCPUs: does a window cost more on a bigger
 # machine?  (-icount runs them all on one host thread: slow, but exact.)
 for smp in ${BENCH_SMP-8 32}; do
 	rm -rf "$vm"
 	VM_SMP=$smp VM_TCG_ARGS="-icount shift=0,sleep=off" "$H/vm-run.sh" -t 1800 -o "$vm" "$KIMAGE" \
-		"SECTIONS=5 PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
+		"SECTIONS=5 MODES='${MODES:-}' PERF=$PERF BENCH=$out/window_bench $H/bench-guest.sh \$VM_OUT/summary.tsv"
 	cat "$vm/summary.tsv" >>"$out/summary.tsv"
 done
 echo "bench: $(wc -l <"$out/summary.tsv") figures in $out/summary.tsv"

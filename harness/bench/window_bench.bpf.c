@@ -16,6 +16,14 @@ struct {
 	__uint(max_entries, 1);
 } events SEC(".maps");
 
+/* kfunc-percpu: slot N holds CPU N's instance of the event. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(int));
+	__uint(max_entries, 1);	/* set to the number of CPUs at load */
+} cpu_events SEC(".maps");
+
 /* The BPF-filter way: is the window open on this CPU? */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -44,6 +52,13 @@ SEC("tp")
 int tp_kfunc(void *ctx)
 {
 	bpf_perf_event_pause(&events, 0, bpf_get_attach_cookie(ctx));
+	return 0;
+}
+
+SEC("tp")
+int tp_kfunc_cpu(void *ctx)
+{
+	bpf_perf_event_pause(&cpu_events, BPF_F_CURRENT_CPU, bpf_get_attach_cookie(ctx));
 	return 0;
 }
 

@@ -19,6 +19,8 @@
  * WAY: none (no probe), bare (BPF programs that do nothing),
  * kfunc-sampling / kfunc-counting (bpf_perf_event_pause() on a
  * start-paused cpu-clock sampling / page-faults counting event),
+ * kfunc-percpu (tracepoints only: the counting event with one inherited
+ * instance per CPU, as perf record opens it),
  * trigger (trigger events with attr.resume/pause, no BPF), filter (cpu-clock
  * always sampling, a BPF perf_event program drops samples outside
  * windows), ioctl (PERF_EVENT_IOC_ENABLE/DISABLE around each iteration).
@@ -95,15 +97,20 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static int perf_open(struct perf_event_attr *attr, int group)
+static int perf_open_cpu(struct perf_event_attr *attr, int cpu, int group)
 {
 	int fd;
 
 	attr->size = sizeof(*attr);
-	fd = syscall(SYS_perf_event_open, attr, 0, -1, group, 0);
+	fd = syscall(SYS_perf_event_open, attr, 0, cpu, group, 0);
 	if (fd < 0)
 		die("perf_event_open");
 	return fd;
+}
+
+static int perf_open(struct perf_event_attr *attr, int group)
+{
+	return perf_open_cpu(attr, -1, group);
 }
 
 /*
@@ -205,9 +212,44 @@ static void open_triggers(const char *kind, const char *resume_tp, const char *p
 
 static void load(void)
 {
-	skel = window_bench__open_and_load();
+	skel = window_bench__open();
 	if (!skel)
+		die("opening the BPF programs");
+	bpf_map__set_max_entries(skel->maps.cpu_events, libbpf_num_possible_cpus());
+	if (window_bench__load(skel))
 		die("loading the BPF programs");
+}
+
+/*
+ * As perf record opens a per-task event: one inherited instance per CPU
+ * (slot N of cpu_events), each beside a dummy event as perf record's, so
+ * that each thread's context holds 2 x nr_cpus copies, of which the
+ * kfunc must find this CPU's.
+ */
+static void put_percpu_events(void)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		struct perf_event_attr pf = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_PAGE_FAULTS,
+			.inherit = 1,
+			.start_paused = 1,
+		};
+		struct perf_event_attr dummy = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_DUMMY,
+			.inherit = 1,
+		};
+		__u32 key = cpu;
+		int fd;
+
+		perf_open_cpu(&dummy, cpu, -1);
+		fd = perf_open_cpu(&pf, cpu, -1);
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.cpu_events), &key, &fd, BPF_ANY))
+			die("filling the per-CPU event map");
+	}
 }
 
 /* Attach @tp_prog/@kp_prog to the pair: cookie 0 resumes, 1 pauses. */
@@ -269,6 +311,13 @@ static void setup(const char *kind, const char *way, const char *resume_tp, cons
 	} else if (!strcmp(way, "kfunc-counting")) {
 		put_event(open_page_faults());
 		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
+	} else if (!strcmp(way, "kfunc-percpu")) {
+		if (strcmp(kind, "tp")) {
+			fprintf(stderr, "window_bench: kfunc-percpu is for tracepoints only\n");
+			exit(2);
+		}
+		put_percpu_events();
+		attach(kind, skel->progs.tp_kfunc_cpu, skel->progs.kp_bare, resume_tp, pause_tp);
 	} else if (!strcmp(way, "kfunc-cycles")) {
 		put_event(open_cycles());
 		attach(kind, skel->progs.tp_kfunc, skel->progs.kp_kfunc, resume_tp, pause_tp);
