@@ -134,10 +134,12 @@ cpus=$(nproc)
 for threads in 1 8 64; do
 	n=$((threads == 1 ? 5000 : threads == 8 ? 1000 : 200))
 	read -r bare _ <<<"$(REPEATS=3 "$BENCH" scale bare "$threads" 0 "$n")"
-	# The kernel's part alone: the kfunc on per-CPU inherited instances.
-	read -r k _ <<<"$(REPEATS=3 "$BENCH" scale kfunc-percpu "$threads" 0 "$n")"
-	put "window_ns_kfunc_percpu_c${cpus}_t${threads}" "$k" ns/window "bare: $bare"
-	put "window_ns_kfunc_percpu_added_c${cpus}_t${threads}" "$(calc %.1f "$k - $bare")" ns/window
+	# The kernel's part alone: the kfunc on per-CPU inherited instances,
+	# threads pinned from CPU 0 up, taking turns.
+	pb=$(REPEATS=3 "$BENCH" pinned bare "$threads" "$n")
+	pk=$(REPEATS=3 "$BENCH" pinned kfunc-percpu "$threads" "$n")
+	put "window_ns_kfunc_percpu_c${cpus}_t${threads}" "$pk" ns/window "bare: $pb"
+	put "window_ns_kfunc_percpu_added_c${cpus}_t${threads}" "$(calc %.1f "$pk - $pb")" ns/window
 	for mode in ${MODES:-task cpu record}; do
 		a=(stat -o /dev/null)
 		[ $mode = cpu ] && a+=(-a)

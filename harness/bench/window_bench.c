@@ -10,6 +10,7 @@
  *                                        seconds for a workload with windows
  *                                        open IN/(IN+OUT) of the time
  *   window_bench scale WAY THREADS GAP N ns per window, windows/s
+ *   window_bench pinned WAY THREADS N   ns per window, pinned threads in turn
  *   window_bench swap STATE NEVENTS N    ns per round trip of two threads
  *                                        on one CPU (clone context swaps)
  *
@@ -33,6 +34,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sched.h>
+#include <semaphore.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -482,6 +484,80 @@ static int cmd_scale(const char *way, int threads, unsigned long gap, long n)
 	return 0;
 }
 
+struct pinned_arg {
+	int cpu;
+	long n;
+	double ns;
+	sem_t go, done;
+};
+
+static void *pinned_thread(void *p)
+{
+	struct pinned_arg *a = p;
+	cpu_set_t set;
+	double t0;
+
+	CPU_ZERO(&set);
+	CPU_SET(a->cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		die("pinning a thread");
+	sem_wait(&a->go);
+	t0 = now(CLOCK_MONOTONIC);
+	for (long i = 0; i < a->n; i++)
+		syscall(SYS_getppid);
+	a->ns = (now(CLOCK_MONOTONIC) - t0) * 1e9;
+	sem_post(&a->done);
+	return NULL;
+}
+
+/*
+ * ns per window: THREADS threads, thread i pinned to CPU i % nr_cpus,
+ * taking turns: each opens N windows while the others wait, and times
+ * its own loop.  Under qemu -icount the vCPUs share one clock, which
+ * every vCPU's instructions advance, so that a thread's time is exact
+ * only while the other vCPUs idle; and creating the threads (which copies
+ * every inherited event, 2 x nr_cpus in kfunc-percpu) is not counted.
+ * What THREADS changes is how many contexts hold copies, not contention,
+ * which TCG does not model.  For kfunc-percpu the copy to find is this
+ * CPU's.
+ */
+static int cmd_pinned(const char *way, int threads, long n)
+{
+	int r = repeats(), ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	static struct pinned_arg a[64];
+	pthread_t tid[64];
+	double per[r];
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	inherit = true;
+	setup("tp", way, "sys_enter_getppid", "sys_exit_getppid");
+	for (int k = 0; k < r; k++) {
+		double sum = 0;
+
+		for (int i = 0; i < threads; i++) {
+			a[i].cpu = i % ncpus;
+			a[i].n = n;
+			sem_init(&a[i].go, 0, 0);
+			sem_init(&a[i].done, 0, 0);
+			pthread_create(&tid[i], NULL, pinned_thread, &a[i]);
+		}
+		for (int i = 0; i < threads; i++) {
+			sem_post(&a[i].go);
+			sem_wait(&a[i].done);
+			sum += a[i].ns;
+		}
+		for (int i = 0; i < threads; i++) {
+			pthread_join(tid[i], NULL);
+			sem_destroy(&a[i].go);
+			sem_destroy(&a[i].done);
+		}
+		per[k] = sum / (threads * n);
+	}
+	printf("%.1f\n", median(per, r));
+	return 0;
+}
+
 static int pipes[2][2];
 
 static void *swap_echo(void *p)
@@ -569,6 +645,8 @@ int main(int argc, char **argv)
 				    strtoul(argv[5], NULL, 0));
 	if (argc == 6 && !strcmp(argv[1], "scale"))
 		return cmd_scale(argv[2], atoi(argv[3]), strtoul(argv[4], NULL, 0), atol(argv[5]));
+	if (argc == 5 && !strcmp(argv[1], "pinned"))
+		return cmd_pinned(argv[2], atoi(argv[3]), atol(argv[4]));
 	if (argc == 5 && !strcmp(argv[1], "swap"))
 		return cmd_swap(argv[2], atoi(argv[3]), atol(argv[4]));
 	fprintf(stderr, "usage: see the comment at the top of window_bench.c\n");

@@ -991,6 +991,89 @@ out_fd:
 	close(fd);
 }
 
+#define NR_COPIES	64
+
+/*
+ * A child's context indexes its copies by their parent: among many, the
+ * kfunc acts on the copy of the event in the map, also once most of the
+ * others are gone (their parents closed while the child runs, which
+ * removes their copies and leaves tombstones where they were indexed).
+ */
+static void test_inherit_many(struct test_perf_event_pause *skel)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.start_paused = 1,
+		.inherit = 1,
+	};
+	int fds[NR_COPIES], go[2] = { -1, -1 }, ready[2] = { -1, -1 }, status, n;
+	int target = NR_COPIES / 2 + 3, decoy = NR_COPIES - 1;
+	struct bpf_link *l1 = NULL, *l2 = NULL;
+	pid_t child;
+	char c = 0;
+
+	for (n = 0; n < NR_COPIES; n++) {
+		fds[n] = sys_perf_event_open(&attr, 0, -1, -1);
+		if (!ASSERT_OK_FD(fds[n], "inherited page-faults"))
+			goto out_fds;
+	}
+	if (!ASSERT_OK(pipe(go), "pipe") || !ASSERT_OK(pipe(ready), "pipe"))
+		goto out;
+	if (!ASSERT_OK(target_slot0(skel, fds[target]), "slot 0"))
+		goto out;
+	skel->bss->nr_errors = 0;
+	l1 = bpf_program__attach(skel->progs.tp_open);
+	l2 = bpf_program__attach(skel->progs.tp_close);
+	if (!ASSERT_OK_PTR(l1, "attach") || !ASSERT_OK_PTR(l2, "attach"))
+		goto out;
+
+	child = fork();
+	if (child == 0) {
+		/* Drop this side's files too, so that closing releases. */
+		for (int i = 0; i < NR_COPIES; i++)
+			if (i != target && i != decoy)
+				close(fds[i]);
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(1);
+		skel->bss->target_pid = getpid();
+		/* Paused: the stack's copy-on-write faults, outside. */
+		touch_fresh_pages(NR_PAGES / 2);
+		window_open();
+		touch_fresh_pages(NR_PAGES / 2);
+		window_close();
+		_exit(0);
+	}
+	if (!ASSERT_GT(child, 0, "fork"))
+		goto out;
+	ASSERT_EQ(read(ready[0], &c, 1), 1, "child ready");
+	for (int i = 0; i < NR_COPIES; i++) {
+		if (i != target && i != decoy) {
+			close(fds[i]);
+			fds[i] = -1;
+		}
+	}
+	ASSERT_EQ(write(go[1], &c, 1), 1, "go");
+	waitpid(child, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "child exit");
+	ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors in the child");
+	ASSERT_EQ(count(fds[target]), NR_PAGES / 2, "the map's event: the child's window");
+	ASSERT_EQ(count(fds[decoy]), 0, "another inherited event: still paused");
+out:
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l1);
+	bpf_map_delete_elem(bpf_map__fd(skel->maps.events), &(int){0});
+	close(go[0]);
+	close(go[1]);
+	close(ready[0]);
+	close(ready[1]);
+out_fds:
+	while (n-- > 0)
+		if (fds[n] >= 0)
+			close(fds[n]);
+}
+
 /*
  * bpf_perf_event_read_own() at the open and the close of a window tells
  * what the window counted: in the task's own event, and in a forked
@@ -1433,6 +1516,8 @@ void test_perf_event_pause(void)
 		test_errnos(skel);
 	if (test__start_subtest("inherit"))
 		test_inherit(skel);
+	if (test__start_subtest("inherit_many"))
+		test_inherit_many(skel);
 	if (test__start_subtest("read_own"))
 		test_read_own(skel);
 	if (test__start_subtest("verifier"))
