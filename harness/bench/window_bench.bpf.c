@@ -14,6 +14,7 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(int));
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_PERF_INHERIT);
 } events SEC(".maps");
 
 /* kfunc-percpu: slot N holds CPU N's instance of the event. */
@@ -22,6 +23,7 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(int));
 	__uint(max_entries, 1);	/* set to the number of CPUs at load */
+	__uint(map_flags, BPF_F_PERF_INHERIT);
 } cpu_events SEC(".maps");
 
 /* The BPF-filter way: is the window open on this CPU? */

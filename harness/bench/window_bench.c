@@ -22,7 +22,7 @@
  * start-paused cpu-clock sampling / page-faults counting event),
  * kfunc-percpu (tracepoints only: the counting event with one inherited
  * instance per CPU, as perf record opens it),
- * trigger (trigger events with attr.resume/pause, no BPF), filter (cpu-clock
+ * trigger (trigger events with attr.group_resume/pause, no BPF), filter (cpu-clock
  * always sampling, a BPF perf_event program drops samples outside
  * windows), ioctl (PERF_EVENT_IOC_ENABLE/DISABLE around each iteration).
  * On a machine with a PMU that can pause: kfunc-cycles / kfunc-instructions
@@ -185,7 +185,7 @@ static long read_long(const char *path)
 	return v;
 }
 
-/* Trigger events: attr.resume on the first probe, attr.pause on the second. */
+/* Trigger events: attr.group_resume on the first probe, attr.group_pause on the second. */
 static void open_triggers(const char *kind, const char *resume_tp, const char *pause_tp,
 			  int leader)
 {
@@ -193,8 +193,8 @@ static void open_triggers(const char *kind, const char *resume_tp, const char *p
 		struct perf_event_attr attr = {
 			.sample_period = 1,
 			.inherit = inherit,
-			.resume = i == 0,
-			.pause = i == 1,
+			.group_resume = i == 0,
+			.group_pause = i == 1,
 		};
 		char path[256];
 

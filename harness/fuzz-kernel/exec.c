@@ -259,8 +259,8 @@ static void do_open(const struct pfz_op *op)
 	attr.disabled = f >> 0 & 1;
 	attr.inherit = f >> 1 & 1;
 	attr.start_paused = f >> 2 & 1;
-	attr.pause = f >> 3 & 1;
-	attr.resume = f >> 4 & 1;
+	attr.group_pause = f >> 3 & 1;
+	attr.group_resume = f >> 4 & 1;
 	attr.freq = f >> 5 & 1;
 	attr.exclude_kernel = f >> 6 & 1;
 	attr.exclude_user = f >> 7 & 1;
@@ -453,8 +453,8 @@ static int open_trigger(const char *tp, int leader, bool pause, bool inherit)
 		.size = sizeof(attr),
 		.type = PERF_TYPE_TRACEPOINT,
 		.sample_period = 1,
-		.pause = pause,
-		.resume = !pause,
+		.group_pause = pause,
+		.group_resume = !pause,
 		.inherit = inherit,
 	};
 

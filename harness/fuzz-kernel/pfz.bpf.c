@@ -22,6 +22,7 @@ struct {
 	__uint(key_size, sizeof(int));
 	__uint(value_size, sizeof(int));
 	__uint(max_entries, PFZ_BPF_MAP_SLOTS);
+	__uint(map_flags, BPF_F_PERF_INHERIT);
 } events SEC(".maps");
 
 struct {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf_event_open() checks of attr.start_paused, attr.pause and
- * attr.resume: each bad combination has its errno, good ones open, and a
+ * perf_event_open() checks of attr.start_paused, attr.group_pause and
+ * attr.group_resume: each bad combination has its errno, good ones open, and a
  * tool passing an older attr.size sees no change.
  */
 #define _GNU_SOURCE
@@ -20,8 +20,8 @@ TEST(pause_and_resume_together)
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 
 	attr.sample_period = 1;
-	attr.pause = 1;
-	attr.resume = 1;
+	attr.group_pause = 1;
+	attr.group_resume = 1;
 	EXPECT_EQ(open_sw(&attr, -1), -EINVAL);
 }
 
@@ -29,10 +29,10 @@ TEST(trigger_must_sample)
 {
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 
-	attr.pause = 1;
+	attr.group_pause = 1;
 	EXPECT_EQ(open_sw(&attr, -1), -EINVAL);
-	attr.pause = 0;
-	attr.resume = 1;
+	attr.group_pause = 0;
+	attr.group_resume = 1;
 	EXPECT_EQ(open_sw(&attr, -1), -EINVAL);
 }
 
@@ -41,16 +41,19 @@ TEST(trigger_cannot_start_paused)
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 
 	attr.sample_period = 1;
-	attr.resume = 1;
+	attr.group_resume = 1;
 	attr.start_paused = 1;
 	EXPECT_EQ(open_sw(&attr, -1), -EINVAL);
 }
 
-TEST(reserved_bits_after_resume)
+/* Bits 3-28 of aux_action, between aux_resume and start_paused. */
+TEST(reserved_bits_between)
 {
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 
-	attr.aux_action = 1U << 6;
+	attr.__reserved_3 = 1;
+	EXPECT_EQ(open_sw(&attr, -1), -EINVAL);
+	attr.__reserved_3 = 1U << 25;
 	EXPECT_EQ(open_sw(&attr, -1), -EINVAL);
 }
 
@@ -66,7 +69,7 @@ TEST(good_combinations_open)
 
 	attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 	attr.sample_period = 10;
-	attr.pause = 1;
+	attr.group_pause = 1;
 	attr.inherit = 1;
 	fd = open_sw(&attr, leader);
 	EXPECT_GE(fd, 0) TH_LOG("inherited pause trigger in a group: %s", strerror(-fd));
@@ -74,8 +77,8 @@ TEST(good_combinations_open)
 
 	attr.freq = 1;
 	attr.sample_freq = 100;
-	attr.pause = 0;
-	attr.resume = 1;
+	attr.group_pause = 0;
+	attr.group_resume = 1;
 	fd = open_sw(&attr, leader);
 	EXPECT_GE(fd, 0) TH_LOG("resume trigger in frequency mode: %s", strerror(-fd));
 	close(fd);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Counting events opened with attr.start_paused count nothing until a
- * trigger event (attr.resume) opens a window, then exactly what happens
+ * trigger event (attr.group_resume) opens a window, then exactly what happens
  * inside it; and they stay paused across sleeping, DISABLE/ENABLE, RESET
  * and fork (inherit).
  *

@@ -460,7 +460,7 @@ TEST(pause_from_pmu_interrupt)
 	ASSERT_GE(fd, 0);
 	attr = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
 	attr.sample_period = PERIOD;
-	attr.pause = 1;
+	attr.group_pause = 1;
 	cyc = sys_perf_event_open(&attr, 0, -1, fd, 0);
 	ASSERT_GE(cyc, 0) TH_LOG("cycles:u pause trigger: %s", strerror(errno));
 
@@ -499,7 +499,7 @@ TEST(throttled_trigger_restarts_on_tick)
 	ASSERT_GE(fd, 0) TH_LOG("instructions:u start_paused: %s", strerror(-fd));
 	attr = hw_attr(PERF_COUNT_HW_CPU_CYCLES);
 	attr.sample_period = 10000;
-	attr.pause = 1;
+	attr.group_pause = 1;
 	cyc = sys_perf_event_open(&attr, 0, -1, fd, 0);
 	ASSERT_GE(cyc, 0) TH_LOG("cycles:u pause trigger: %s", strerror(errno));
 

@@ -306,7 +306,7 @@ TEST(foreign_task_trigger_ignored)
 	ASSERT_GE(pf, 0) TH_LOG("page-faults of the child: %s", strerror(errno));
 	tattr = tp_attr(id);
 	tattr.sample_period = 1;
-	tattr.resume = 1;
+	tattr.group_resume = 1;
 	trig = sys_perf_event_open(&tattr, pid, -1, pf, 0);
 	ASSERT_GE(trig, 0) TH_LOG("sched_wakeup trigger: %s", strerror(errno));
 	/*

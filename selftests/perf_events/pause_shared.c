@@ -50,8 +50,8 @@ static int open_cpu_group(int cpu, int inherit, int trig[2])
 		t = tp_attr(i ? close_id : open_id);
 		t.sample_period = 1;
 		t.inherit = inherit;
-		t.pause = i;
-		t.resume = !i;
+		t.group_pause = i;
+		t.group_resume = !i;
 		trig[i] = sys_perf_event_open(&t, 0, cpu, fd, 0);
 		if (trig[i] < 0) {
 			int err = -errno;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trigger events (attr.pause, attr.resume) open and close windows for
+ * Trigger events (attr.group_pause, attr.group_resume) open and close windows for
  * the sampling events of their group: samples land only inside windows,
  * the triggers' own samples mark the windows, and a paused sampling event
  * stays paused across throttling, frequency adjustment, PERF_EVENT_IOC_PERIOD
@@ -95,8 +95,8 @@ static int open_windowed(struct perf_event_attr *leader_attr, int *leader,
 						"syscalls/sys_enter_getppid"));
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME;
-		a.pause = i;
-		a.resume = !i;
+		a.group_pause = i;
+		a.group_resume = !i;
 		trig[i] = sys_perf_event_open(&a, 0, -1, *leader, 0);
 		if (trig[i] < 0)
 			return -errno;

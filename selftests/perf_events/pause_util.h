@@ -4,8 +4,8 @@
  * and the windows the tests open and close with trigger events.
  *
  * A window is opened by getppid() and closed by getpgid(0): the tests put
- * a sampling tracepoint event on each syscall's entry, with attr.resume
- * and attr.pause, in the group of the events under test.
+ * a sampling tracepoint event on each syscall's entry, with attr.group_resume
+ * and attr.group_pause, in the group of the events under test.
  */
 #ifndef PAUSE_UTIL_H
 #define PAUSE_UTIL_H
@@ -92,8 +92,8 @@ static inline int open_trigger(long id, int group_fd, int pause, int inherit)
 
 	attr.sample_period = 1;
 	attr.inherit = !!inherit;
-	attr.pause = !!pause;
-	attr.resume = !pause;
+	attr.group_pause = !!pause;
+	attr.group_resume = !pause;
 	return sys_perf_event_open(&attr, 0, -1, group_fd, 0);
 }
 

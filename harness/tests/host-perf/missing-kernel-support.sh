@@ -41,7 +41,7 @@ elif "$perf" stat -o /dev/null -e task-clock/action=start-paused/ -- true >/dev/
 	skipped=$((skipped + 1))
 else
 	for cmd in record stat; do
-		expect "this kernel cannot pause perf events (perf_event_attr::start_paused, pause, resume)" \
+		expect "this kernel cannot pause perf events (perf_event_attr::start_paused, group_pause, group_resume)" \
 			$cmd -o /dev/null -e task-clock/action=start-paused/
 	done
 fi

@@ -365,9 +365,20 @@ static void test_errnos(struct test_perf_event_pause *skel)
 	attr.inherit = 1;
 	other = sys_perf_event_open(&attr, child, -1, -1);
 	if (ASSERT_OK_FD(other, "child's inherited event")) {
+		LIBBPF_OPTS(bpf_map_create_opts, flagged, .map_flags = BPF_F_PERF_INHERIT);
+		int plain = bpf_map_create(BPF_MAP_TYPE_PERF_EVENT_ARRAY, NULL, 4, 4, 1, NULL);
+
 		ASSERT_OK(bpf_map_update_elem(map_fd, &key, &other, BPF_ANY),
-			  "inherited events go into the array");
+			  "inherited events go into a BPF_F_PERF_INHERIT array");
 		ASSERT_EQ(call_once(skel, 0, false), -ESRCH, "no copy in current");
+		/* Without the flag, as before the kfuncs: refused at update. */
+		if (ASSERT_OK_FD(plain, "array without BPF_F_PERF_INHERIT")) {
+			ASSERT_EQ(bpf_map_update_elem(plain, &key, &other, BPF_ANY), -EOPNOTSUPP,
+				  "inherited event refused");
+			close(plain);
+		}
+		ASSERT_EQ(bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, 4, 4, 1, &flagged), -EINVAL,
+			  "BPF_F_PERF_INHERIT is for perf event arrays only");
 		close(other);
 	}
 	kill(child, SIGKILL);
@@ -382,7 +393,7 @@ static void test_errnos(struct test_perf_event_pause *skel)
 			.type = PERF_TYPE_SOFTWARE,
 			.config = PERF_COUNT_SW_DUMMY,
 			.sample_period = 1,
-			.resume = 1,
+			.group_resume = 1,
 		};
 
 		other = sys_perf_event_open(&tattr, 0, -1, fd);
@@ -1416,8 +1427,8 @@ static void *storm_windows(void *arg)
 			.type = PERF_TYPE_TRACEPOINT,
 			.config = tp_id(tps[i]),
 			.sample_period = 1,
-			.resume = !(i & 1),
-			.pause = i & 1,
+			.group_resume = !(i & 1),
+			.group_pause = i & 1,
 		};
 
 		trig[i] = -1;

@@ -21,6 +21,7 @@ struct {
 	__uint(key_size, sizeof(int));
 	__uint(value_size, sizeof(int));
 	__uint(max_entries, 2);
+	__uint(map_flags, BPF_F_PERF_INHERIT);
 } events SEC(".maps");
 
 struct {

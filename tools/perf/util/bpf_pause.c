@@ -977,7 +977,11 @@ int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		struct evsel *evsel;
 
-		scnprintf(event, sizeof(event), "bpf-output/name=%s/", names[i]);
+		/*
+		 * One per CPU for any thread: nothing to inherit, and a perf
+		 * event array takes an inherited event only for the kfuncs.
+		 */
+		scnprintf(event, sizeof(event), "bpf-output/name=%s,no-inherit/", names[i]);
 		if (parse_event(evlist, event)) {
 			pr_err("--%s: cannot add the %s event that marks windows in perf.data\n",
 			       option(bp), names[i]);

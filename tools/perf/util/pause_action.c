@@ -93,8 +93,8 @@ static int evsel__set_action(struct evsel *evsel, enum pause_action action)
 	case PAUSE_ACTION__PAUSE:
 	case PAUSE_ACTION__RESUME:
 	default:
-		attr->pause = action == PAUSE_ACTION__PAUSE;
-		attr->resume = action == PAUSE_ACTION__RESUME;
+		attr->group_pause = action == PAUSE_ACTION__PAUSE;
+		attr->group_resume = action == PAUSE_ACTION__RESUME;
 		return evsel__set_trigger_period(evsel);
 	}
 	return 0;

@@ -6,7 +6,7 @@ struct evlist;
 
 /*
  * Apply the action=start-paused|pause|resume terms of ordinary events
- * (perf_event_attr::start_paused, pause, resume) and group each trigger
+ * (perf_event_attr::start_paused, group_pause, group_resume) and group each trigger
  * with the events it pauses and resumes.
  */
 int evlist__parse_pause_action(struct evlist *evlist);

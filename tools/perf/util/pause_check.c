@@ -253,7 +253,7 @@ int pause__check(bool silent)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_PAGE_FAULTS;
 	attr.sample_period = 1;
-	attr.pause = 1;
+	attr.group_pause = 1;
 	attr.disabled = 1;
 	triggers = !try_open(&attr, 0, -1);
 
@@ -261,7 +261,7 @@ int pause__check(bool silent)
 		return start_paused ? 0 : 1;
 	shared = probe_share();
 	printf("start paused (perf_event_attr::start_paused):         %s\n", yes_no(start_paused));
-	printf("trigger events (perf_event_attr::pause, resume):      %s\n", yes_no(triggers));
+	printf("trigger events (perf_event_attr::group_pause, group_resume): %s\n", yes_no(triggers));
 	printf("time paused (read_format PERF_FORMAT_TIME_PAUSED):    %s\n", yes_no(time_paused));
 	printf("windows shared between CPUs (PERF_EVENT_IOC_SHARE_PAUSE): %s\n",
 	       shared < 0 ? "unknown (one online CPU)" : yes_no(shared));

@@ -65,6 +65,7 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(int));
 	__uint(max_entries, 1);		/* resized before load */
+	__uint(map_flags, BPF_F_PERF_INHERIT);
 } events SEC(".maps");
 
 /*
@@ -112,6 +113,7 @@ struct {
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(int));
 	__uint(max_entries, 1);		/* resized before load */
+	__uint(map_flags, BPF_F_PERF_INHERIT);
 } counters SEC(".maps");
 
 struct {
