@@ -245,10 +245,42 @@ out:
 	return err;
 }
 
+/* Some spec opens windows (not only closes them). */
+static bool specs_open_windows(const struct bpf_pause_specs *specs)
+{
+	for (int i = 0; i < specs->nr; i++) {
+		if (!specs->specs[i].pause)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Which events start paused: with --switch-on, or --bpf-pause with a
+ * spec that opens windows, all of them, as nothing is to be counted
+ * before the first window; unless the user marked some with
+ * action=start-paused, and then only those.
+ */
+static bool start_all_paused(struct bpf_pause *bp, struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	if (bp->switch_on)
+		return true;
+	if (!specs_open_windows(&bp->specs))
+		return false;
+	evlist__for_each_entry(evlist, evsel) {
+		if (evsel->core.attr.start_paused && !evsel__is_any_trigger(evsel))
+			return false;
+	}
+	return true;
+}
+
 int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
 {
 	const char *opt = option(bp);
 	struct evsel *evsel;
+	bool start_paused;
 	int nr = 0;
 
 	if (!bp->specs.nr && !bp->obj_arg) {
@@ -264,6 +296,7 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 			return -1;
 	}
 
+	start_paused = start_all_paused(bp, evlist);
 	evlist__for_each_entry(evlist, evsel) {
 		if (evsel__read_by_perf(evsel)) {
 			pr_warning("--%s: %s is read by perf, not counted by the kernel: windows do not gate it\n",
@@ -273,11 +306,11 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		if (!evsel__is_windowed(evsel__leader(evsel)) || evsel__is_any_trigger(evsel))
 			continue;
 		/*
-		 * --switch-on: nothing is counted before the first switch-on,
-		 * by any member of a group either (the kernel pauses and
-		 * resumes groups whole, but starts each member as marked).
+		 * Nothing is counted before the first window, by any member
+		 * of a group either (the kernel pauses and resumes groups
+		 * whole, but starts each member as marked).
 		 */
-		if (bp->switch_on)
+		if (start_paused)
 			evsel->core.attr.start_paused = 1;
 		nr += evsel__is_group_leader(evsel);
 	}

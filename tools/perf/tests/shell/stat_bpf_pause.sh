@@ -61,6 +61,9 @@ check "tracepoints" 0 yes -e "${ev}" --bpf-pause="${pw_tps}"
 check "kprobe/kretprobe" 0 yes -e "${ev}" --bpf-pause="${pw_kprobes}"
 check "--bpf-aux-pause alias" 0 yes -e "${ev}" --bpf-aux-pause="${pw_tps}"
 check "tracepoints, no inherit" 0 yes -i -e "${ev}" --bpf-pause="${pw_tps}"
+# No event marked: a spec that opens windows starts them all paused.
+check "tracepoints, no action= term" 0 yes -e page-faults,context-switches \
+  --bpf-pause="${pw_tps}"
 check "--switch-on/--switch-off tracepoints" 0 yes -e page-faults,context-switches \
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
 check "--switch-on/--switch-off kprobes" 0 yes -e page-faults,context-switches \
