@@ -57,6 +57,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,11 +70,20 @@
 #define PAUSE_WINDOW_LEVELS	3	/* nested mode */
 
 /*
- * A macro, not a function: no code of its own shared by both sides.  2 ms,
- * so that the timer cannot expire before the task sleeps, even on a slow
- * (emulated, KASAN) kernel: each nap is exactly one context switch.
+ * Exactly one voluntary context switch: a 2 ms sleep, again if its timer
+ * expired before the task slept (a vCPU held up by its host for longer).
+ * A macro, not a function: no code of its own shared by both sides.
  */
-#define nap() nanosleep(&(struct timespec){ .tv_nsec = 2 * 1000 * 1000 }, NULL)
+#define nap() do {								\
+	struct rusage ru_;							\
+	long nvcsw_;								\
+										\
+	getrusage(RUSAGE_THREAD, &ru_);						\
+	nvcsw_ = ru_.ru_nvcsw;							\
+	do									\
+		nanosleep(&(struct timespec){ .tv_nsec = 2 * 1000 * 1000 }, NULL);	\
+	while (!getrusage(RUSAGE_THREAD, &ru_) && ru_.ru_nvcsw == nvcsw_);	\
+} while (0)
 
 enum pw_mode {
 	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
