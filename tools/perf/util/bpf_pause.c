@@ -245,21 +245,24 @@ out:
 	return err;
 }
 
-/* Some spec opens windows (not only closes them). */
-static bool specs_open_windows(const struct bpf_pause_specs *specs)
+/* Some spec opens windows (not only closes them), or an object may. */
+static bool opens_windows(const struct bpf_pause *bp)
 {
-	for (int i = 0; i < specs->nr; i++) {
-		if (!specs->specs[i].pause)
+	if (bp->obj_arg)
+		return true;
+	for (int i = 0; i < bp->specs.nr; i++) {
+		if (!bp->specs.specs[i].pause)
 			return true;
 	}
 	return false;
 }
 
 /*
- * Which events start paused: with --switch-on, or --bpf-pause with a
- * spec that opens windows, all of them, as nothing is to be counted
- * before the first window; unless the user marked some with
- * action=start-paused, and then only those.
+ * Whether perf starts the events paused itself: with --switch-on, or
+ * with triggers that open windows when the user marked none
+ * (action=start-paused, aux-action=start-paused), as nothing is to be
+ * counted before the first window.  Marked by the user, only the marked
+ * ones start paused, and the others run until the first pause.
  */
 static bool start_all_paused(struct bpf_pause *bp, struct evlist *evlist)
 {
@@ -267,10 +270,11 @@ static bool start_all_paused(struct bpf_pause *bp, struct evlist *evlist)
 
 	if (bp->switch_on)
 		return true;
-	if (!specs_open_windows(&bp->specs))
+	if (!opens_windows(bp))
 		return false;
 	evlist__for_each_entry(evlist, evsel) {
-		if (evsel->core.attr.start_paused && !evsel__is_any_trigger(evsel))
+		if (evsel__is_gated(evsel) &&
+		    (evsel->core.attr.start_paused || evsel->core.attr.aux_start_paused))
 			return false;
 	}
 	return true;
@@ -306,11 +310,14 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		if (!evsel__is_windowed(evsel__leader(evsel)) || evsel__is_any_trigger(evsel))
 			continue;
 		/*
-		 * Nothing is counted before the first window, by any member
-		 * of a group either (the kernel pauses and resumes groups
-		 * whole, but starts each member as marked).
+		 * A group follows its leader (the kernel pauses and resumes
+		 * groups whole, but starts each member as marked).  perf
+		 * stat's default events that the kernel may refuse (skippable)
+		 * are left to run, as unmarked events do, rather than make
+		 * the session fail.
 		 */
-		if (start_paused)
+		if ((start_paused && !evsel->skippable) ||
+		    evsel__leader(evsel)->core.attr.start_paused)
 			evsel->core.attr.start_paused = 1;
 		nr += evsel__is_group_leader(evsel);
 	}

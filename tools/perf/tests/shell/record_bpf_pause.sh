@@ -201,9 +201,10 @@ per_thread() {
   echo "${what}: ${kept} samples kept, ${inside} read back per thread; ${overlaps} opens" \
     "inside another thread's window, ${orphans} samples of threads that opened none"
   pw_in_range "${what}: samples perf record kept" "${kept}" $((10 * PW_PAGES)) 100000 || err=1
-  if [ "${ev}" = page-faults:u ]; then
-    # Unmarked, the event runs until its first pause: those samples are
-    # outside any window, and reading back must drop them.
+  if [ "${ev}" = "${unmarked_ev}" ]; then
+    # Unmarked beside a marked event, page-faults runs until its first
+    # pause: those samples are outside any window, and reading back must
+    # drop them.
     pw_in_range "${what}: of them, read back by --switch-on=window-open" "${inside}" \
       $((10 * PW_PAGES)) $((kept - 1)) || err=1
   else
@@ -219,7 +220,8 @@ pw_in_range "interleaved threads: opens inside another thread's window" "${overl
 per_thread "threads created inside windows" perf test -w pause_window 10 0 0 spawn
 pw_in_range "threads created inside windows: their samples" "${orphans}" \
   $((10 * PW_PAGES)) 100000 || err=1
-ev=page-faults:u
+unmarked_ev=page-faults:u,minor-faults/action=start-paused/u
+ev=${unmarked_ev}
 per_thread "interleaved threads, samples before the first window" \
   perf test -w pause_window 10 0 0 interleave
 

@@ -268,12 +268,14 @@ else
   echo "note: no python3: -j output not parsed"
 fi
 
-# Events not marked start-paused run until the first pause.
+# Beside a marked event, an unmarked one runs until the first pause.
 echo "--- unmarked events start running"
-perf stat -x, -o "${out}" -e page-faults --bpf-pause="${pw_tps}" -- \
-  perf test -w pause_window "${rounds}"
+perf stat -x, -o "${out}" -e page-faults,minor-faults/action=start-paused/ \
+  --bpf-pause="${pw_tps}" -- perf test -w pause_window "${rounds}"
 pw_in_range "running until paused: page-faults" "$(pw_value "${out}" page-faults)" \
   $((pf + PW_PAGES)) 100000 || err=1
+pw_in_range "running until paused: minor-faults (marked)" \
+  "$(pw_value "${out}" minor-faults)" "${pf}" "${pf}" || err=1
 
 # CPU-bound sessions: the workload pinned to CPU 0; the CPU's events
 # follow the thread whose window is open, other tasks running there
