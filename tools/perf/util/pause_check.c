@@ -261,7 +261,7 @@ int pause__check(bool silent)
 		return start_paused ? 0 : 1;
 	shared = probe_share();
 	printf("start paused (perf_event_attr::start_paused):         %s\n", yes_no(start_paused));
-	printf("trigger events (perf_event_attr::group_pause, group_resume): %s\n", yes_no(triggers));
+	printf("trigger events (::group_pause, ::group_resume):       %s\n", yes_no(triggers));
 	printf("time paused (read_format PERF_FORMAT_TIME_PAUSED):    %s\n", yes_no(time_paused));
 	printf("windows shared between CPUs (PERF_EVENT_IOC_SHARE_PAUSE): %s\n",
 	       shared < 0 ? "unknown (one online CPU)" : yes_no(shared));

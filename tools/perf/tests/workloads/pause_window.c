@@ -80,9 +80,11 @@
 										\
 	getrusage(RUSAGE_THREAD, &ru_);						\
 	nvcsw_ = ru_.ru_nvcsw;							\
-	do									\
+	for (;;) {								\
 		nanosleep(&(struct timespec){ .tv_nsec = 2 * 1000 * 1000 }, NULL);	\
-	while (!getrusage(RUSAGE_THREAD, &ru_) && ru_.ru_nvcsw == nvcsw_);	\
+		if (getrusage(RUSAGE_THREAD, &ru_) || ru_.ru_nvcsw != nvcsw_)	\
+			break;							\
+	}									\
 } while (0)
 
 enum pw_mode {
