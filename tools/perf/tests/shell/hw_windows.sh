@@ -38,7 +38,16 @@ triggers="-e ${open}/action=resume/ -e ${close}/action=pause/"
 err=0
 tmp=$(mktemp -d /tmp/__perf_test.hw_windows.XXXXX)
 
+rate_file=/proc/sys/kernel/perf_event_max_sample_rate
+pct_file=/proc/sys/kernel/perf_cpu_time_max_percent
+saved_rate=''
+saved_pct=''
+
 cleanup() {
+  if [ -n "${saved_pct}" ]; then
+    echo "${saved_pct}" >"${pct_file}"
+    echo "${saved_rate}" >"${rate_file}"
+  fi
   rm -rf "${tmp}"
   trap - EXIT TERM INT
 }
@@ -181,6 +190,17 @@ fi
 sn=200000
 sw=20
 period=20000
+# Samples as many as due: the kernel must not throttle the event.  It
+# lowers perf_event_max_sample_rate when its interrupts take long (a
+# debug kernel's do), and throttles below it; as root, hold the rate at
+# 100000 for this test (the limit stays off only while it runs).
+if [ -w "${rate_file}" ] && [ -w "${pct_file}" ]; then
+  saved_rate=$(cat "${rate_file}")
+  saved_pct=$(cat "${pct_file}")
+  if ! echo 100000 >"${rate_file}" || ! echo 0 >"${pct_file}"; then
+    echo "note: cannot hold the sample rate: samples may be throttled"
+  fi
+fi
 # shellcheck disable=SC2086
 cin=$(stat cycles cin "$sn" "$sw" -e cycles/action=start-paused/u ${triggers})
 if ! [[ "${cin}" =~ ^[0-9]+$ ]] || [ "${cin}" -eq 0 ]; then
