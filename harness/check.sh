@@ -284,7 +284,8 @@ skip=$(grep -c '^SKIP' "$results")
 echo
 if [ "$fail" -gt 0 ]; then
 	echo "Failed:"
-	grep '^FAIL' "$results" | sed 's/^FAIL /  /'
+	# With what each failed kselftest case printed (WHY lines).
+	grep '^FAIL \|^WHY ' "$results" | sed 's/^FAIL /  /; s/^WHY \(arm64[-a-z0-9]*: \)\{0,1\}/      /'
 fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

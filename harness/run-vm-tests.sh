@@ -33,7 +33,7 @@ while IFS='	' read -r name cmd; do
 		esac
 	fi
 	echo "--- $name: $(tail -n $((after > before ? after - before : 1)) "$RESULTS" |
-		cut -d' ' -f1 | sort | uniq -c | tr -s ' \n' ' ')($(($(date +%s) - start))s)"
+		cut -d' ' -f1 | grep -v '^WHY$' | sort | uniq -c | tr -s ' \n' ' ')($(($(date +%s) - start))s)"
 done <"$list"
 grep -q '^FAIL' "$RESULTS" && exit 1
 exit 0

@@ -38,7 +38,7 @@ struct slot {
 	/* The last read, for the monotonic checks; valid while resets agree. */
 	bool		seen;
 	uint64_t	resets;
-	uint64_t	value, enabled, running, paused;
+	uint64_t	value, enabled, running;
 };
 
 struct model {
@@ -375,7 +375,7 @@ static void do_ioctl(int i, const struct pfz_op *op)
 /* A read of any event: nothing goes back, and the times nest. */
 static void do_read(int i, struct slot *s)
 {
-	uint64_t rf = s->read_format, *p = readbuf, nr = 1, en = 0, ru = 0, pa = 0, val = 0;
+	uint64_t rf = s->read_format, *p = readbuf, nr = 1, en = 0, ru = 0, val = 0;
 	ssize_t n;
 
 	if (s->fd < 0)
@@ -397,8 +397,6 @@ static void do_read(int i, struct slot *s)
 		p++;
 	if (rf & PERF_FORMAT_LOST)
 		p++;
-	if (rf & PERF_FORMAT_TIME_PAUSED)
-		pa = *p++;
 	if (!nr || (char *)p > (char *)readbuf + n)
 		return;
 	if ((rf & PERF_FORMAT_TOTAL_TIME_ENABLED) && (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) &&
@@ -406,24 +404,18 @@ static void do_read(int i, struct slot *s)
 		fail(i, "%s (slot %ld): time_running %llu > time_enabled %llu",
 		     pfz_events[s->event].name, (long)(s - slots),
 		     (unsigned long long)ru, (unsigned long long)en);
-	if ((rf & PERF_FORMAT_TOTAL_TIME_RUNNING) && (rf & PERF_FORMAT_TIME_PAUSED) && pa > ru)
-		fail(i, "%s (slot %ld): time_paused %llu > time_running %llu",
-		     pfz_events[s->event].name, (long)(s - slots),
-		     (unsigned long long)pa, (unsigned long long)ru);
 	if (s->seen && s->resets == resets &&
-	    (val < s->value || en < s->enabled || ru < s->running || pa < s->paused))
-		fail(i, "%s (slot %ld) went back: value %llu -> %llu, enabled %llu -> %llu, running %llu -> %llu, paused %llu -> %llu",
+	    (val < s->value || en < s->enabled || ru < s->running))
+		fail(i, "%s (slot %ld) went back: value %llu -> %llu, enabled %llu -> %llu, running %llu -> %llu",
 		     pfz_events[s->event].name, (long)(s - slots),
 		     (unsigned long long)s->value, (unsigned long long)val,
 		     (unsigned long long)s->enabled, (unsigned long long)en,
-		     (unsigned long long)s->running, (unsigned long long)ru,
-		     (unsigned long long)s->paused, (unsigned long long)pa);
+		     (unsigned long long)s->running, (unsigned long long)ru);
 	s->seen = true;
 	s->resets = resets;
 	s->value = val;
 	s->enabled = en;
 	s->running = ru;
-	s->paused = pa;
 }
 
 /* --- the model ------------------------------------------------------------ */
@@ -473,8 +465,7 @@ static void model_open(int i, const struct pfz_op *op)
 		.config = PERF_COUNT_SW_PAGE_FAULTS,
 		.start_paused = op->a[1] & 1,
 		.inherit = op->a[2] & 1,
-		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
-			       PERF_FORMAT_TIME_PAUSED,
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING,
 	};
 
 	model_close(m);
@@ -551,7 +542,7 @@ static void model_check(int i)
 {
 	for (int g = 0; g < PFZ_MODELS; g++) {
 		struct model *m = &models[g];
-		uint64_t v[4], lo, hi;
+		uint64_t v[3], lo, hi;
 
 		if (!m->open)
 			continue;
@@ -571,16 +562,15 @@ static void model_check(int i)
 			else
 				snprintf(want, sizeof(want), "%llu to %llu", (unsigned long long)lo,
 					 (unsigned long long)hi);
-			fail(i, "model group %d: page-faults %llu, the model says %s (%s, %s; time enabled %llu, running %llu, paused %llu)",
+			fail(i, "model group %d: page-faults %llu, the model says %s (%s, %s; time enabled %llu, running %llu)",
 			     g, (unsigned long long)v[0], want,
 			     m->enabled ? "enabled" : "disabled", m->paused ? "paused" : "in a window",
-			     (unsigned long long)v[1], (unsigned long long)v[2],
-			     (unsigned long long)v[3]);
+			     (unsigned long long)v[1], (unsigned long long)v[2]);
 			return;
 		}
-		if (v[3] > v[2]) {
-			fail(i, "model group %d: time paused %llu > time running %llu", g,
-			     (unsigned long long)v[3], (unsigned long long)v[2]);
+		if (v[2] > v[1]) {
+			fail(i, "model group %d: time running %llu > time enabled %llu", g,
+			     (unsigned long long)v[2], (unsigned long long)v[1]);
 			return;
 		}
 	}

@@ -124,7 +124,7 @@ static void gen_open(struct gen *g, struct pfz_op *op, int e, int group)
 	f |= pfz_chance(s, 5) << 15;	/* inherit_stat */
 	op->a[2] = f;
 	op->a[3] = sampling ? periods[pfz_below(s, sizeof(periods) / sizeof(periods[0]))] : 0;
-	fmt = pfz_below(s, 64);		/* read_format: every bit up to TIME_PAUSED */
+	fmt = pfz_below(s, 32);		/* read_format: every bit up to LOST */
 	if (sampling)			/* sample_type: IP TID TIME ADDR READ ID CPU PERIOD */
 		fmt |= pfz_below(s, 256) << 8;
 	op->a[4] = fmt;

@@ -5,7 +5,8 @@
  * inside it; and they stay paused across sleeping, DISABLE/ENABLE, RESET
  * and fork (inherit).
  *
- * PERF_FORMAT_TIME_PAUSED reports how long an event was paused.
+ * A task-clock paused with them counts exactly the time inside windows,
+ * which is how a tool learns how long they were open.
  *
  * Each test checks exact counts of software events it causes itself:
  * page faults (fresh anonymous pages) and context switches (a pipe
@@ -244,52 +245,51 @@ TEST_F(counting, survives_disable_enable_reset)
 }
 
 /*
- * PERF_FORMAT_TIME_PAUSED: the part of time_running an event spent paused.
- * task-clock counts exactly the time it is not paused, so running - paused
- * must match its count; a never-resumed event is paused all its running
- * time, and an event that is never paused reports 0.
+ * How long windows were open: a task-clock paused with the events counts
+ * exactly the task's time inside them.  No read_format bit reports it;
+ * the first one past PERF_FORMAT_LOST stays reserved.
  */
-struct read_paused {
-	__u64 value, enabled, running, paused;
+struct read_times {
+	__u64 value, enabled, running;
 };
 
-static struct read_paused read_times(int fd)
+static struct read_times read_times(int fd)
 {
-	struct read_paused r = { ~0ULL, 0, 0, ~0ULL };
+	struct read_times r = { ~0ULL, 0, 0 };
 
 	if (read(fd, &r, sizeof(r)) != sizeof(r))
 		r.value = ~0ULL;
 	return r;
 }
 
-/* task-clock counts exactly its time inside windows: running - paused. */
-static void expect_counted_inside(struct __test_metadata *_metadata,
-				  const struct read_paused *tc, __u64 slack)
-{
-	__u64 inside = tc->running - tc->paused;
-
-	EXPECT_LE(tc->value, inside + slack)
-		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
-		       tc->value, tc->running, tc->paused, inside);
-	EXPECT_GE(tc->value + slack, inside)
-		TH_LOG("counted %llu ns, running %llu - paused %llu = %llu",
-		       tc->value, tc->running, tc->paused, inside);
-}
-
 #define TIMES_FORMAT	(PERF_FORMAT_TOTAL_TIME_ENABLED | \
-			 PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_TIME_PAUSED)
+			 PERF_FORMAT_TOTAL_TIME_RUNNING)
 
-TEST(time_paused_is_time_outside_windows)
+TEST(no_read_format_for_paused_time)
 {
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
-	struct read_paused tc, never, ref;
+	int fd;
+
+	attr.read_format = PERF_FORMAT_LOST << 1;
+	attr.start_paused = 1;
+	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	EXPECT_EQ(fd, -1);
+	EXPECT_EQ(errno, EINVAL);
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST(task_clock_counts_time_inside_windows)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
+	struct read_times tc, never, ref;
 	int fd, never_fd, ref_fd, trig[2], err;
-	__u64 inside, slack, start, t, cpu_in, cpu_out;
+	__u64 slack, start, t, cpu_in, cpu_out;
 
 	attr.read_format = TIMES_FORMAT;
 	attr.start_paused = 1;
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
-	ASSERT_GE(fd, 0) TH_LOG("PERF_FORMAT_TIME_PAUSED: %s", strerror(errno));
+	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(errno));
 	never_fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(never_fd, 0);
 	attr.start_paused = 0;
@@ -302,9 +302,9 @@ TEST(time_paused_is_time_outside_windows)
 
 	/*
 	 * Two windows, paused time around and between them, and a sleep.
-	 * The thread's own CPU time inside and outside them is what
-	 * task-clock must count and report paused: a slow (debug) kernel
-	 * may preempt the bursts, so their wall time is no measure.
+	 * The thread's own CPU time inside them is what task-clock must
+	 * count, and none of the time outside: a slow (debug) kernel may
+	 * preempt the bursts, so their wall time is no measure.
 	 */
 	start = thread_cpu_ns();
 	burn_cpu_ms(20);
@@ -328,11 +328,7 @@ TEST(time_paused_is_time_outside_windows)
 	never = read_times(never_fd);
 	ref = read_times(ref_fd);
 	ASSERT_NE(tc.value, ~0ULL);
-	ASSERT_LE(tc.paused, tc.running);
-	inside = tc.running - tc.paused;
-	/* Both are taken from the context's clock a few instructions apart. */
-	slack = 200 * 1000 + inside / 50;
-	expect_counted_inside(_metadata, &tc, slack);
+	slack = 200 * 1000 + cpu_in / 50;
 	/*
 	 * cpu_in also holds what the task-clock cannot count: the syscalls
 	 * and triggers around each window, and switching back in after the
@@ -345,12 +341,15 @@ TEST(time_paused_is_time_outside_windows)
 		TH_LOG("counted %llu ns, the thread ran %llu ns inside", tc.value, cpu_in);
 	EXPECT_GE(tc.value + slack + cpu_in / 5, cpu_in)
 		TH_LOG("counted %llu ns, the thread ran %llu ns inside", tc.value, cpu_in);
-	EXPECT_GE(tc.paused + slack + 2 * 1000 * 1000ULL, cpu_out)
-		TH_LOG("paused %llu ns, the thread ran %llu ns outside", tc.paused, cpu_out);
+	/* It ran all along, unscaled: a paused event stays scheduled. */
+	EXPECT_GE(tc.running + slack, cpu_in + cpu_out)
+		TH_LOG("running %llu ns, the thread ran %llu ns", tc.running, cpu_in + cpu_out);
+	EXPECT_EQ(tc.running, tc.enabled);
+	EXPECT_GE(ref.value + slack, cpu_in + cpu_out)
+		TH_LOG("the reference counted %llu ns of %llu", ref.value, cpu_in + cpu_out);
 
 	EXPECT_EQ(never.value, 0);
-	EXPECT_EQ(never.paused, never.running);
-	EXPECT_EQ(ref.paused, 0);
+	EXPECT_EQ(never.running, never.enabled);
 
 	close(trig[1]);
 	close(trig[0]);
@@ -361,36 +360,28 @@ TEST(time_paused_is_time_outside_windows)
 
 /*
  * The same through a group read and summed over inherited copies: a child
- * that runs paused adds its paused time to the parent's.  A group read
- * reports the leader's running time, so each member's time_paused is the
- * time it did not count within it: triggers are never paused, but did not
- * count before they were opened, after the leader.
+ * that runs paused, then opens a window, adds only the window's time.
  */
-TEST(time_paused_group_and_inherited)
+TEST(task_clock_inside_windows_group_and_inherited)
 {
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
 	struct {
 		__u64 nr, enabled, running;
-		struct { __u64 value, paused; } cntr[3];
+		struct { __u64 value; } cntr[3];
 	} g;
 	int fd, trig[2], status, err;
-	struct timespec t0, t1;
-	__u64 opening, *cpu;
+	__u64 *cpu;
 	pid_t pid;
 
 	attr.read_format = TIMES_FORMAT | PERF_FORMAT_GROUP;
 	attr.start_paused = 1;
 	attr.inherit = 1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	fd = sys_perf_event_open(&attr, 0, -1, -1, 0);
 	ASSERT_GE(fd, 0);
 	err = open_window_triggers_inherit(fd, trig, 1);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (err == -ENOENT)
 		SKIP(return, "no syscall tracepoints");
 	ASSERT_EQ(err, 0);
-	/* Task time from the leader's open to theirs is at most the wall time. */
-	opening = (t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec;
 
 	/* The child's own CPU time outside ([0]) and inside ([1]) its window. */
 	cpu = mmap(NULL, 2 * sizeof(*cpu), PROT_READ | PROT_WRITE,
@@ -400,7 +391,7 @@ TEST(time_paused_group_and_inherited)
 	if (pid == 0) {
 		__u64 t = thread_cpu_ns();
 
-		burn_cpu_ms(30);		/* paused: its running time is */
+		burn_cpu_ms(30);		/* paused: not counted */
 		cpu[0] = thread_cpu_ns() - t;
 		t = thread_cpu_ns();
 		window_open();
@@ -414,21 +405,19 @@ TEST(time_paused_group_and_inherited)
 
 	ASSERT_EQ(read(fd, &g, sizeof(g)), sizeof(g));
 	ASSERT_EQ(g.nr, 3);
-	/* A slow (debug) kernel may preempt the bursts: their CPU time counts. */
-	EXPECT_GE(g.cntr[0].paused + 2 * 1000 * 1000ULL, cpu[0])
-		TH_LOG("the child's paused time was not added: %llu ns, it ran %llu ns paused",
-		       g.cntr[0].paused, cpu[0]);
-	EXPECT_LE(g.cntr[0].paused, g.running);
+	/*
+	 * A slow (debug) kernel may preempt the bursts: their CPU time
+	 * counts.  The 30 ms the child ran paused must not.
+	 */
 	EXPECT_GE(g.cntr[0].value + 2 * 1000 * 1000ULL + cpu[1] / 5, cpu[1])
 		TH_LOG("counted %llu ns, the child ran %llu ns in its window",
 		       g.cntr[0].value, cpu[1]);
+	EXPECT_LE(g.cntr[0].value, cpu[1] + 2 * 1000 * 1000ULL)
+		TH_LOG("counted %llu ns, the child ran %llu ns in its window, %llu paused",
+		       g.cntr[0].value, cpu[1], cpu[0]);
+	EXPECT_GE(g.running + 2 * 1000 * 1000ULL, cpu[0] + cpu[1])
+		TH_LOG("running %llu ns: the child's time was not added", g.running);
 	munmap(cpu, 2 * sizeof(*cpu));
-	EXPECT_LE(g.cntr[1].paused, opening + 100 * 1000)
-		TH_LOG("a trigger is never paused: %llu ns uncounted, %llu ns to open",
-		       g.cntr[1].paused, opening);
-	EXPECT_LE(g.cntr[2].paused, opening + 100 * 1000)
-		TH_LOG("a trigger is never paused: %llu ns uncounted, %llu ns to open",
-		       g.cntr[2].paused, opening);
 
 	close(trig[1]);
 	close(trig[0]);
@@ -438,8 +427,8 @@ TEST(time_paused_group_and_inherited)
 /*
  * Clone contexts: two threads of one process on one CPU swap their
  * contexts at each switch instead of scheduling them out and in, and the
- * pause states (and with inherit_stat the counts, times and paused times)
- * are swapped with them.  The main thread switches to the echo thread
+ * pause states (and with inherit_stat the counts and times) are swapped
+ * with them.  The main thread switches to the echo thread
  * inside each of its windows; the echo thread burns 1 ms a round outside
  * any window of its own.  None of that may count, and the time inside
  * windows must still match task-clock, which counts exactly that time.
@@ -447,9 +436,9 @@ TEST(time_paused_group_and_inherited)
 static void check_clone_swaps(struct __test_metadata *_metadata, int inherit_stat)
 {
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_TASK_CLOCK);
-	struct read_paused tc, ref;
+	struct read_times tc, ref;
 	int fd, ref_fd, trig[2];
-	__u64 inside, slack;
+	__u64 cpu_in = 0, slack, t0;
 	pthread_t t;
 
 	attr.read_format = TIMES_FORMAT;
@@ -465,23 +454,24 @@ static void check_clone_swaps(struct __test_metadata *_metadata, int inherit_sta
 	echo_burn_ms = 1;
 	t = start_echo();
 	for (int i = 0; i < 50; i++) {
+		t0 = thread_cpu_ns();
 		window_open();
 		ping_pong(1);
 		window_close();
+		cpu_in += thread_cpu_ns() - t0;
 	}
 	stop_echo(t);
 	echo_burn_ms = 0;
 
 	tc = read_times(fd);
 	ref = read_times(ref_fd);
-	ASSERT_LE(tc.paused, tc.running);
-	inside = tc.running - tc.paused;
 	/* Each switch back in inside a window: a few us of running time. */
-	slack = 200 * 1000 + 100 * 20 * 1000 + inside / 50;
+	slack = 200 * 1000 + 100 * 20 * 1000 + cpu_in / 50;
 	EXPECT_GE(ref.value, 50 * 1000 * 1000ULL) TH_LOG("the echo thread did not burn");
 	EXPECT_LT(tc.value, 25 * 1000 * 1000ULL)
 		TH_LOG("%llu ns counted: the echo thread's time got into windows", tc.value);
-	expect_counted_inside(_metadata, &tc, slack);
+	EXPECT_LE(tc.value, cpu_in + slack)
+		TH_LOG("counted %llu ns, the thread ran %llu ns inside", tc.value, cpu_in);
 
 	close(trig[1]);
 	close(trig[0]);
@@ -489,12 +479,12 @@ static void check_clone_swaps(struct __test_metadata *_metadata, int inherit_sta
 	close(ref_fd);
 }
 
-TEST(time_paused_across_clone_swaps)
+TEST(task_clock_across_clone_swaps)
 {
 	check_clone_swaps(_metadata, 0);
 }
 
-TEST(time_paused_across_clone_swaps_inherit_stat)
+TEST(task_clock_across_clone_swaps_inherit_stat)
 {
 	check_clone_swaps(_metadata, 1);
 }

@@ -240,8 +240,11 @@ TEST(task_clock_start_paused_samples)
  * sleep).  2000 windows of 200 us at a 1 ms period are 400 samples due,
  * counted against the event's own count, which is the time inside.
  * A clock that restarts its period at each resume, or runs it in wall
- * time, gets next to none.  A host that does not run the vCPU for a
- * while stretches a window and loses part of a period: hence 60%.
+ * time, gets 3 to 36.  On a loaded host the guest's timer interrupts come
+ * late, after the window that was due them has closed, and a sample late
+ * by a whole period is skipped, as hrtimer_forward_now() skips overruns
+ * without windows: a TCG guest with its host's cores run three times over
+ * got 51 to 62% of them.  Hence a third.
  */
 static void clock_period_short_windows(struct __test_metadata *_metadata,
 				       __u64 config)
@@ -280,7 +283,7 @@ static void clock_period_short_windows(struct __test_metadata *_metadata,
 	EXPECT_EQ(w.lost, 0);
 	EXPECT_EQ(w.out, 0) TH_LOG("samples outside the windows");
 	EXPECT_GE(inside, SHORT_WINDOWS * SHORT_WINDOW_US * 1000ULL);
-	EXPECT_GE(w.in, due * 6 / 10)
+	EXPECT_GE(w.in, due / 3)
 		TH_LOG("%d samples in %llu us inside, %llu due, %d throttles",
 		       w.in, inside / 1000, due, w.throttled);
 	EXPECT_LE(w.in, due + 2)

@@ -2,7 +2,8 @@
 # usage: kselftest.sh BINARY [ARGS...]   (in the guest; $RESULTS set)
 #
 # Run a kselftest_harness binary and record one result per test case from
-# its TAP output: "ok" -> PASS, "ok ... # SKIP" -> SKIP, "not ok" -> FAIL.
+# its TAP output: "ok" -> PASS, "ok ... # SKIP" -> SKIP, "not ok" -> FAIL,
+# followed by up to 6 "WHY" lines, the messages the failed case printed.
 # A binary that dies before its plan is complete fails as a whole.
 bin=${1:?usage: kselftest.sh BINARY [ARGS...]}
 shift
@@ -13,18 +14,27 @@ rc=$?
 cat $out
 planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' $out | head -1)
 seen=0
+why=
 while IFS= read -r line; do
 	case "$line" in
+	"#  RUN "*|"# Starting "*|"#   "*) ;;
+	"# "*) why="$why$line
+" ;;
 	"ok "*"# SKIP"*)
 		seen=$((seen + 1))
 		t=$(echo "$line" | sed 's/^ok [0-9]* \(.*\) # SKIP.*/\1/')
-		echo "SKIP $name: $t ${line#*# SKIP}" ;;
+		echo "SKIP $name: $t ${line#*# SKIP}"
+		why= ;;
 	"ok "*)
 		seen=$((seen + 1))
-		echo "PASS $name: $(echo "$line" | sed 's/^ok [0-9]* //')" ;;
+		echo "PASS $name: $(echo "$line" | sed 's/^ok [0-9]* //')"
+		why= ;;
 	"not ok "*)
 		seen=$((seen + 1))
-		echo "FAIL $name: $(echo "$line" | sed 's/^not ok [0-9]* //')" ;;
+		echo "FAIL $name: $(echo "$line" | sed 's/^not ok [0-9]* //')"
+		# What the case said, so that a summary names the assertion.
+		printf '%s' "$why" | head -n 6 | sed 's/^# */WHY /'
+		why= ;;
 	esac
 done <$out >>"$RESULTS"
 if [ -z "$planned" ] || [ "$seen" -ne "$planned" ]; then

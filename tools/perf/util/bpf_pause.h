@@ -63,7 +63,7 @@ struct bpf_pause_windows {
 
 /* perf stat's output settings, for bpf_pause__fprintf(). */
 struct bpf_pause_print {
-	const struct pause_stat_fmt *fmt; /* perf stat's layout (pause_time.h) */
+	const struct pause_stat_fmt *fmt; /* perf stat's layout (pause_stat_fmt.h) */
 	bool		delta;		/* -I, --forever: the counts since the last print */
 	int		runs;		/* -r: the runs, whose mean is printed */
 };

@@ -40,7 +40,7 @@
 
 #include "bpf_pause.h"
 #include "debug.h"
-#include "pause_time.h"
+#include "pause_stat_fmt.h"
 #include "stat.h"
 
 /* The event names of the counts: bpf-pause-NAME. */

@@ -233,7 +233,7 @@ int pause__check(bool silent)
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_TASK_CLOCK,
 	};
-	bool start_paused, triggers, time_paused;
+	bool start_paused, triggers;
 	int ret, shared;
 
 	ret = probe_pause(&attr, 0);
@@ -243,9 +243,6 @@ int pause__check(bool silent)
 			pr_err("perf check pause: not permitted to open perf events (see perf_event_paranoid)\n");
 		return 1;
 	}
-
-	attr.read_format = PERF_FORMAT_TIME_PAUSED;
-	time_paused = !try_open(&attr, 0, -1);
 
 	/* A trigger: any sampling event of a PMU that can pause. */
 	memset(&attr, 0, sizeof(attr));
@@ -262,7 +259,6 @@ int pause__check(bool silent)
 	shared = probe_share();
 	printf("start paused (perf_event_attr::start_paused):         %s\n", yes_no(start_paused));
 	printf("trigger events (::group_pause, ::group_resume):       %s\n", yes_no(triggers));
-	printf("time paused (read_format PERF_FORMAT_TIME_PAUSED):    %s\n", yes_no(time_paused));
 	printf("windows shared between CPUs (PERF_EVENT_IOC_SHARE_PAUSE): %s\n",
 	       shared < 0 ? "unknown (one online CPU)" : yes_no(shared));
 	printf("BPF kfunc bpf_perf_event_pause() (--bpf-pause):       %s%s\n",

@@ -6,7 +6,7 @@
 
 /*
  * perf check pause: say what this kernel can pause (start_paused, trigger
- * events, PERF_FORMAT_TIME_PAUSED, the BPF kfunc, and which PMUs), each
+ * events, the BPF kfunc, and which PMUs), each
  * asked of the kernel with a perf_event_open() of the real thing.  Returns
  * 0 if the kernel can pause events at all; prints nothing if @silent.
  */

@@ -1,23 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef PERF_UTIL_PAUSE_TIME_H
-#define PERF_UTIL_PAUSE_TIME_H
+#ifndef PERF_UTIL_PAUSE_STAT_FMT_H
+#define PERF_UTIL_PAUSE_STAT_FMT_H
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
 
 struct evlist;
-struct evsel;
 struct perf_stat_config;
 struct timespec;
-
-/*
- * Time inside windows, from PERF_FORMAT_TIME_PAUSED: the part of an
- * event's running time during which it was paused.
- */
-
-/* Ask for it on the groups that hold an event that starts paused. */
-void evsel__config_pause_time(struct evsel *evsel);
 
 /*
  * How perf stat lays out its counter lines, which the lines about windows
@@ -45,17 +36,4 @@ void pause_stat__fprintf_line(FILE *fp, const struct pause_stat_fmt *f, const ch
 			      const char *unit, const char *event, double noise, u64 run,
 			      double pcnt);
 
-/*
- * perf stat: one line per window target (a group, or an event, that
- * starts paused) with the time inside its windows and its share of the
- * counted time, from the counts just processed (so per interval with -I;
- * with -r, the mean of the runs that evlist__pause_time_run_done() took).
- * @shared: all paused events share their windows (--bpf-pause, --switch-on),
- * so one line tells it.
- */
-void evlist__fprintf_pause_time(struct evlist *evlist, FILE *fp, const struct pause_stat_fmt *f,
-				bool shared);
-/* perf stat -r: a run ended; its counts are processed. */
-void evlist__pause_time_run_done(struct evlist *evlist);
-
-#endif /* PERF_UTIL_PAUSE_TIME_H */
+#endif /* PERF_UTIL_PAUSE_STAT_FMT_H */
