@@ -49,6 +49,7 @@
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
 
+#include "../perf-sys.h"
 #include "bpf_pause.h"
 #include "bpf_pause_pred.h"
 #include "bpf_pause_obj.h"
@@ -618,7 +619,7 @@ static struct bpf_link *attach_probe_event(struct bpf_pause_session *s,
 		return NULL;
 	}
 	attr.config = id;
-	fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		pr_err("--%s: '%s': cannot open probe event '%s:%s': %s\n",
 		       spec->option, spec->text, spec->category, spec->name, strerror(errno));

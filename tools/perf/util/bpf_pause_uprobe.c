@@ -76,6 +76,7 @@
 #include <api/fs/tracing_path.h>
 
 #include "bpf_pause_spec.h"
+#include "../perf-sys.h"
 #include "bpf_pause_uprobe.h"
 #include "debug.h"
 #include "probe-event.h"
@@ -328,7 +329,7 @@ static int open_trace_event(long id, pid_t pid, bool inherit)
 		.inherit	= inherit,
 	};
 
-	return syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	return sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static long read_id(const char *name)

@@ -25,12 +25,13 @@
 #include <bpf/btf.h>
 #endif
 
+#include "../perf-sys.h"
 #include "debug.h"
 #include "pause_check.h"
 
 static int try_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
-	int fd = syscall(__NR_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = sys_perf_event_open(attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
@@ -215,8 +216,8 @@ static int probe_share(void)
 	int fd[2] = { -1, -1 }, ret = -1;
 
 	for (int i = 0; cpus && perf_cpu_map__nr(cpus) >= 2 && i < 2; i++)
-		fd[i] = syscall(__NR_perf_event_open, &attr, 0, perf_cpu_map__cpu(cpus, i).cpu,
-				-1, PERF_FLAG_FD_CLOEXEC);
+		fd[i] = sys_perf_event_open(&attr, 0, perf_cpu_map__cpu(cpus, i).cpu, -1,
+					    PERF_FLAG_FD_CLOEXEC);
 	if (fd[0] >= 0 && fd[1] >= 0)
 		ret = !ioctl(fd[1], PERF_EVENT_IOC_SHARE_PAUSE, fd[0]);
 	for (int i = 0; i < 2; i++) {
