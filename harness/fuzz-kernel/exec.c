@@ -7,8 +7,8 @@
  * exactly the faults of OP_FAULTS made while the group is enabled and
  * its window open, and checks every read of them against it.  Reads of
  * the other events are checked for what must hold of any event: times
- * and counts never go back (but after a reset), time paused within time
- * running within time enabled.
+ * and counts never go back (but after a reset), time running within time
+ * enabled.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -276,7 +276,7 @@ static void do_open(const struct pfz_op *op)
 		attr.sample_freq = 100 + op->a[3] % 10000;
 	else
 		attr.sample_period = op->a[3];
-	attr.read_format = op->a[4] & 0x3f;
+	attr.read_format = op->a[4] & 0x1f;	/* up to PERF_FORMAT_LOST */
 	for (int i = 0; i < 8; i++)
 		if (op->a[4] >> (8 + i) & 1)
 			attr.sample_type |= sample_bits[i];

@@ -67,6 +67,7 @@
 #include "pause_action.h"
 #include "pmu.h"
 #include "target.h"
+#include "tp_pmu.h"
 #include "tool_pmu.h"
 #include "thread_map.h"
 
@@ -598,21 +599,12 @@ static struct bpf_link *attach_probe_event(struct bpf_pause_session *s,
 	};
 	struct perf_cpu_map *online = perf_cpu_map__new_online_cpus();
 	int cpu = online ? perf_cpu_map__cpu(online, 0).cpu : 0;
-	char path[PATH_MAX];
 	struct bpf_link *link;
-	long id = -1;
-	FILE *fp;
-	int fd;
+	int id, fd;
 
 	perf_cpu_map__put(online);
 
-	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracing_path_mount(),
-		 spec->category, spec->name);
-	fp = fopen(path, "r");
-	if (!fp || fscanf(fp, "%ld", &id) != 1)
-		id = -1;
-	if (fp)
-		fclose(fp);
+	id = tp_pmu__id(spec->category, spec->name);
 	if (id < 0) {
 		pr_err("--%s: '%s': cannot read the id of probe event '%s:%s'\n",
 		       spec->option, spec->text, spec->category, spec->name);

@@ -82,6 +82,7 @@
 #include "probe-event.h"
 #include "probe-file.h"
 #include "strlist.h"
+#include "tp_pmu.h"
 
 #define GROUP_PREFIX	"perf_pause_"
 #define JANITOR_COMM	"perf-pause-gc"
@@ -332,21 +333,6 @@ static int open_trace_event(long id, pid_t pid, bool inherit)
 	return sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static long read_id(const char *name)
-{
-	char path[PATH_MAX];
-	long id = -1;
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/events/%s/id", tracing_path_mount(), name);
-	fp = fopen(path, "r");
-	if (!fp)
-		return -1;
-	if (fscanf(fp, "%ld", &id) != 1)
-		id = -1;
-	fclose(fp);
-	return id;
-}
 
 static bool trace_event_exists(const char *name)
 {
@@ -401,7 +387,7 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 	tev.point.address = off;
 	if (probe_file__add_event(up->fd, &tev))
 		return -2;
-	p->id = read_id(p->name);
+	p->id = tp_pmu__id(up->group, event);
 	fd = p->id < 0 ? -1 : open_trace_event(p->id, carrier, false);
 	if (fd >= 0) {
 		*link = bpf_program__attach_perf_event_opts(prog, fd, &opts);

@@ -28,6 +28,7 @@
 #include "../perf-sys.h"
 #include "debug.h"
 #include "pause_check.h"
+#include "tp_pmu.h"
 
 static int try_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
@@ -68,15 +69,6 @@ static int probe_pause(struct perf_event_attr *attr, int cpu)
 	return err ? err : 1;
 }
 
-static long tracepoint_id(const char *sys, const char *name)
-{
-	char path[PATH_MAX];
-	int id;
-
-	snprintf(path, sizeof(path), "%s/events/%s/%s/id", tracing_path_mount(), sys, name);
-	return filename__read_int(path, &id) ? -1 : id;
-}
-
 static int breakpoint_target;
 
 /* An event of PMU @name (@type) that its event_init accepts. */
@@ -88,7 +80,7 @@ static void pmu_attr(const char *name, __u32 type, struct perf_event_attr *attr)
 		/* config 0 is cpu-clock, a PMU of its own */
 		attr->config = PERF_COUNT_SW_PAGE_FAULTS;
 	} else if (type == PERF_TYPE_TRACEPOINT) {
-		attr->config = tracepoint_id("sched", "sched_switch");
+		attr->config = tp_pmu__id("sched", "sched_switch");
 	} else if (type == PERF_TYPE_BREAKPOINT) {
 		attr->bp_type = HW_BREAKPOINT_W;
 		attr->bp_addr = (uintptr_t)&breakpoint_target;

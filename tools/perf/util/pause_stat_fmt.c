@@ -23,7 +23,6 @@ void pause_stat_fmt__init(struct pause_stat_fmt *f, const struct perf_stat_confi
 	f->json = config->json_output;
 	/* As print_noise(): a column whenever there are runs. */
 	f->noise = config->run_count != 1;
-	f->mean = config->run_count > 1 && !ts;
 	f->skip = config->metric_only && (f->sep || f->json);
 	f->cgroup = false;
 	evlist__for_each_entry(evlist, evsel) {

@@ -24,7 +24,6 @@ struct pause_stat_fmt {
 	int		aggr_fields;	/* -x -A, --per-*: aggregation columns (left empty) */
 	bool		cgroup;		/* -G: a cgroup column (left empty) */
 	bool		noise;		/* -r: a column for the runs' spread */
-	bool		mean;		/* -r without -I: the mean of the runs is printed */
 	bool		skip;		/* -x, -j with --metric-only: no counter lines */
 };
 

@@ -79,6 +79,24 @@ if perf probe -q -a "pw:getppid=$(pw_sys getppid)%return" -a "pw:getpgid=$(pw_sy
     --switch-on=pw:getppid__return --switch-off=pw:getpgid
   check "--switch-on/--switch-off perf probe uprobes" 1 yes -e page-faults,context-switches \
     --switch-on=pw:inside --switch-off=pw:inside__return
+  # Nested calls, what trigger events cannot do: pause_window_inside()
+  # calls itself twice deeper and each level faults its slice of the
+  # window's pages (10, 11, 11) after its inner call returned.  A return
+  # trigger pauses at the innermost return, so the trigger events count
+  # the innermost slice alone; --switch-on/--switch-off keep the depth in
+  # BPF and close at the outermost return: every page.
+  echo "--- nested calls: trigger events vs --switch-on/--switch-off"
+  perf stat -x, -o "${out}" -e page-faults/action=start-paused/ \
+    -e pw:inside/action=resume/ -e pw:inside__return/action=pause/ -- \
+    perf test -w pause_window "${rounds}" 0 0 nested || err=1
+  pw_in_range "nested, trigger events: page-faults" "$(pw_value "${out}" page-faults)" \
+    $((rounds * 10)) $((rounds * 10 + 1)) || err=1
+  perf stat -x, -o "${out}" -e page-faults --switch-on=pw:inside --switch-off=pw:inside__return -- \
+    perf test -w pause_window "${rounds}" 0 0 nested || err=1
+  pw_in_range "nested, --switch-on/--switch-off: page-faults" \
+    "$(pw_value "${out}" page-faults)" "${pf}" $((pf + 1)) || err=1
+  pw_in_range "nested, --switch-on/--switch-off: windows" "$(pw_windows "${out}")" \
+    "${rounds}" "${rounds}" || err=1
 elif [ ! -e /sys/kernel/tracing/kprobe_events ] || [ ! -e /sys/kernel/tracing/uprobe_events ]; then
   echo "note: no kprobe or uprobe events in this kernel: perf probe events not tested"
 else
@@ -196,6 +214,27 @@ perf stat -x, -o "${out}" -e '{page-faults,minor-faults}/action=start-paused/u' 
 for ev in page-faults minor-faults; do
   pw_in_range "group terms: ${ev}" "$(pw_value "${out}" "${ev}")" "${pf}" "${pf}" || err=1
 done
+
+# The time inside windows: a task-clock in the windowed group counts it,
+# some but not all of what a task-clock listed before the group, never
+# paused, counts; the group's page faults stay exact.
+echo "--- {page-faults,task-clock}/action=start-paused/: the time inside windows"
+if perf stat -x, -o "${out}" -e task-clock -e '{page-faults,task-clock}/action=start-paused/' \
+    -e syscalls:sys_exit_getppid/action=resume/ -e syscalls:sys_enter_getpgid/action=pause/ -- \
+    perf test -w pause_window "${rounds}"; then
+  pw_in_range "time inside: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
+  if ! awk -F, '$3 == "task-clock" || index($3, "task-clock/") == 1 { v[n++] = $1 }
+      END { exit !(n == 2 && v[1] > 0 && v[1] < v[0]) }' "${out}"; then
+    echo "FAIL: time inside: the windowed task-clock is not some of the whole one"
+    grep task-clock "${out}" || true
+    err=1
+  else
+    echo "ok: time inside: $(awk -F, '$3 ~ /^task-clock/ { printf "%s ", $1 }' "${out}")msec"
+  fi
+else
+  echo "FAIL: time inside: perf stat failed"
+  err=1
+fi
 
 # perf stat -r: every run's workload opens its windows.
 echo "--- -r 3"

@@ -142,11 +142,22 @@ bad=$(awk -v ts="${ts_re}" '/^#/ || NF == 0 { next }
   END { if (!n) print "no line about windows" }' "${out}")
 verdict "-I 10" "${bad}" "every line timestamped"
 
-# -r: the windows are the mean of the runs, as the counters are (not
-# their sum, nor the last run's).
-run "-r 3" -r 3 || true
-bad=$(grep -Eq "^ *${rounds} +windows opened by --bpf-pause" "${out}" ||
-  echo "not ${rounds} windows, the mean of the runs")
-verdict "-r 3" "${bad}" "the mean of the runs' windows"
+# -r: the windows are the mean of the runs, with their spread, as the
+# counters are (not their sum, nor the last run's): runs of 4, 8 and 12
+# windows must give 8.  The uprobes, as the shell that runs the workload
+# calls getppid() too.
+runs=$(mktemp /tmp/__perf_test.stat.runs.XXXXX)
+echo 0 >"${runs}"
+echo "--- -r 3, 4 8 12 windows"
+if perf stat -r 3 -o "${out}" -e "${ev}" --bpf-pause="${pw_uprobes}" -- \
+    sh -c "n=\$((\$(cat ${runs}) + 4)); echo \$n >${runs}; exec ${pw_perf} test -w pause_window \$n"; then
+  bad=$(grep -Eq '^ *8 +windows opened by --bpf-pause .*[(] [+]-' "${out}" ||
+    echo "not 8 windows with a spread, the mean of 4, 8 and 12")
+  verdict "-r 3" "${bad}" "the mean of the runs' windows, with their spread"
+else
+  echo "FAIL: -r 3: perf stat failed"
+  err=1
+fi
+rm -f "${runs}"
 
 exit ${err}
