@@ -333,7 +333,6 @@ static int open_trace_event(long id, pid_t pid, bool inherit)
 	return sys_perf_event_open(&attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-
 static bool trace_event_exists(const char *name)
 {
 	char path[PATH_MAX];

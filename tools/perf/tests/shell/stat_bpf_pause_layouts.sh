@@ -150,7 +150,8 @@ runs=$(mktemp /tmp/__perf_test.stat.runs.XXXXX)
 echo 0 >"${runs}"
 echo "--- -r 3, 4 8 12 windows"
 if perf stat -r 3 -o "${out}" -e "${ev}" --bpf-pause="${pw_uprobes}" -- \
-    sh -c "n=\$((\$(cat ${runs}) + 4)); echo \$n >${runs}; exec ${pw_perf} test -w pause_window \$n"; then
+    sh -c "n=\$((\$(cat ${runs}) + 4)); echo \$n >${runs};
+           exec ${pw_perf} test -w pause_window \$n"; then
   bad=$(grep -Eq '^ *8 +windows opened by --bpf-pause .*[(] [+]-' "${out}" ||
     echo "not 8 windows with a spread, the mean of 4, 8 and 12")
   verdict "-r 3" "${bad}" "the mean of the runs' windows, with their spread"
