@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --bpf-pause: attach each trigger's program to its probe (kprobe,
+ * kretprobe, uprobe, uretprobe, tracepoint, SDT marker, or a perf probe
+ * trace event), saying which spec and what to do when it cannot.
+ */
+#include <assert.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <unistd.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/perf_event.h>
+#include <linux/zalloc.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <api/fs/tracing_path.h>
+#include <internal/xyarray.h>
+#include <perf/cpumap.h>
+#include <perf/threadmap.h>
+
+#include "../perf-sys.h"
+#include "bpf_pause.h"
+#include "bpf_pause_internal.h"
+#include "bpf_pause_pred.h"
+#include "bpf_pause_obj.h"
+#include "bpf_pause_uprobe.h"
+#include "bpf_skel/pause_window.h"
+#include "bpf_skel/pause_window.skel.h"
+#include "cpumap.h"
+#include "debug.h"
+#include "drm_pmu.h"
+#include "evlist.h"
+#include "evsel.h"
+#include "symbol.h"
+#include "hwmon_pmu.h"
+#include "parse-events.h"
+#include "pause_action.h"
+#include "pmu.h"
+#include "target.h"
+#include "tp_pmu.h"
+#include "tool_pmu.h"
+#include "thread_map.h"
+
+/* kallsyms has @func: tells "not found" from "found but not probeable". */
+static bool kallsyms_has(const char *func)
+{
+	char line[512], name[256];
+	bool found = false;
+	FILE *fp = fopen("/proc/kallsyms", "r");
+
+	if (!fp)
+		return true;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%*s %*s %255s", name) == 1)
+			found = !strcmp(name, func);
+	}
+	fclose(fp);
+	return found;
+}
+
+static struct bpf_link *attach_kprobe(struct bpf_pause_session *s,
+				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
+{
+	LIBBPF_OPTS(bpf_kprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
+		    .offset = spec->offset);
+	struct bpf_link *link;
+	int err;
+
+	link = bpf_program__attach_kprobe_opts(s->skel->progs.pause_probe, spec->func, &opts);
+	err = errno;
+	if (!link && !kallsyms_has(spec->func))
+		pr_err("--%s: '%s': kernel function '%s' not found\n",
+		       spec->option, spec->text, spec->func);
+	else if (!link)
+		pr_err("--%s: '%s': cannot probe kernel function '%s': %s\n",
+		       spec->option, spec->text, spec->func, strerror(err));
+	return link;
+}
+
+/* A bare library name ("libc.so.6"): libbpf searches it as ld.so would. */
+static bool is_bare_library(const char *exe)
+{
+	return !strchr(exe, '/') && strstr(exe, ".so.");
+}
+
+/*
+ * In the session's processes only, if it knows them (s->uprobes) and
+ * tracefs lets perf add trace events; for every process otherwise.
+ */
+static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
+					    const struct bpf_pause_spec *spec, const char *path,
+					    unsigned long offset, unsigned long ref_ctr,
+					    u64 cookie, bool retprobe)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
+		    .func_name = spec->func, .ref_ctr_offset = ref_ctr);
+	struct bpf_link *link = NULL;
+
+	if (s->uprobes) {
+		int ret = bpf_pause_uprobes__attach(s->uprobes, s->skel->progs.pause_probe, path,
+						    spec->func, offset, ref_ctr, retprobe,
+						    spec->pause, cookie, s->carrier, &link);
+
+		if (ret != -2)
+			return link;
+		if (!s->scoped_warned)
+			pr_warning("--%s: cannot add uprobe trace events in %s: uprobes trap every process running their binary (only the session's open windows)\n",
+				   spec->option, tracing_path_mount());
+		s->scoped_warned = true;
+	}
+	/* With func_name, libbpf adds the symbol's address to the offset. */
+	return bpf_program__attach_uprobe_opts(s->skel->progs.pause_probe, -1, path, offset,
+					       &opts);
+}
+
+static struct bpf_link *attach_uprobe(struct bpf_pause_session *s,
+				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
+{
+	char path[PATH_MAX], msg[128];
+	struct bpf_link *link;
+	int err;
+
+	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path))) {
+		if (!is_bare_library(spec->exe)) {
+			pr_err("--%s: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
+			       spec->option, spec->text, spec->exe);
+			return NULL;
+		}
+		snprintf(path, sizeof(path), "%s", spec->exe);
+	}
+	link = attach_uprobe_where(s, spec, path, spec->offset, 0, cookie, retprobe);
+	if (link)
+		return link;
+	err = errno;
+	if (err == LIBBPF_ERRNO__FORMAT) {
+		/* libbpf's word for a symbol defined more than once */
+		pr_err("--%s: '%s': symbol '%s' is ambiguous in %s (several versions or copies): name one as %s@@VERSION ('nm -D --with-symbol-versions %s' lists them)\n",
+		       spec->option, spec->text, spec->func, path, spec->func, path);
+	} else if (err == ENOENT && is_bare_library(path)) {
+		pr_err("--%s: '%s': no library '%s' in LD_LIBRARY_PATH or the usual library directories, or no symbol '%s' in it\n",
+		       spec->option, spec->text, path, spec->func);
+	} else if (err == ENOENT || err == ESRCH) {
+		pr_err("--%s: '%s': symbol '%s' not found in %s ('perf probe -F -x %s' lists the functions)\n",
+		       spec->option, spec->text, spec->func, path, path);
+	} else {
+		libbpf_strerror(err, msg, sizeof(msg));
+		pr_err("--%s: '%s': cannot probe '%s' in %s: %s\n",
+		       spec->option, spec->text, spec->func, path, msg);
+	}
+	return NULL;
+}
+
+int bpf_pause_session__add_link(struct bpf_pause_session *s, struct bpf_link *link)
+{
+	struct bpf_link **links = realloc(s->links, (s->nr_links + 1) * sizeof(*links));
+
+	if (!links) {
+		bpf_link__destroy(link);
+		return -1;
+	}
+	s->links = links;
+	s->links[s->nr_links++] = link;
+	return 0;
+}
+
+#ifdef HAVE_GELF_GETNOTE_SUPPORT
+/* A bare library name ("libstdc++.so.6"), where ld.so would find it. */
+static int find_library(const char *name, char *buf, size_t size)
+{
+	static const char * const dirs[] = {
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+#ifdef __x86_64__
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+#endif
+	};
+	const char *env = getenv("LD_LIBRARY_PATH");
+	char *copy = env ? strdup(env) : NULL, *dir, *save = NULL;
+	int found = -1;
+
+	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && found;
+	     dir = strtok_r(NULL, ":", &save))
+		found = snprintf(buf, size, "%s/%s", dir, name) >= (int)size ||
+			access(buf, R_OK) ? -1 : 0;
+	free(copy);
+	for (size_t i = 0; found && i < ARRAY_SIZE(dirs); i++)
+		found = snprintf(buf, size, "%s/%s", dirs[i], name) >= (int)size ||
+			access(buf, R_OK) ? -1 : 0;
+	return found;
+}
+#endif
+
+/*
+ * An SDT (USDT) marker: a uprobe on each site of PROVIDER:NAME in EXE,
+ * with its semaphore (reference counter) counted up while attached, as
+ * perf probe does for sdt_ events.  The sites but the last are added to
+ * the session here.
+ */
+static struct bpf_link *attach_sdt(struct bpf_pause_session *s __maybe_unused,
+				   const struct bpf_pause_spec *spec, u64 cookie __maybe_unused,
+				   bool retprobe __maybe_unused)
+{
+#ifdef HAVE_GELF_GETNOTE_SUPPORT
+	struct bpf_link *link = NULL;
+	struct sdt_note *note;
+	char path[PATH_MAX];
+	LIST_HEAD(notes);
+	bool found = false;
+	int err;
+
+	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path)) &&
+	    (!is_bare_library(spec->exe) || find_library(spec->exe, path, sizeof(path)))) {
+		pr_err("--%s: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
+		       spec->option, spec->text, spec->exe);
+		return NULL;
+	}
+	symbol__elf_init();
+	err = get_sdt_note_list(&notes, path);
+	if (err < 0) {
+		if (err == -ENOENT)
+			pr_err("--%s: '%s': %s has no SDT markers (they may be in a library it uses: name that library as EXE)\n",
+			       spec->option, spec->text, path);
+		else
+			pr_err("--%s: '%s': cannot read the SDT markers of %s\n", spec->option,
+			       spec->text, path);
+		cleanup_sdt_note_list(&notes);
+		return NULL;
+	}
+	list_for_each_entry(note, &notes, note_list) {
+		unsigned long loc, ref_ctr;
+
+		if (strcmp(note->provider, spec->category) || strcmp(note->name, spec->name))
+			continue;
+		if (link && bpf_pause_session__add_link(s, link)) {
+			pr_err("--%s: '%s': %s\n", spec->option, spec->text, strerror(ENOMEM));
+			link = NULL;
+			break;
+		}
+		found = true;
+		loc = note->bit32 ? note->addr.a32[SDT_NOTE_IDX_LOC] :
+				    note->addr.a64[SDT_NOTE_IDX_LOC];
+		ref_ctr = note->bit32 ? note->addr.a32[SDT_NOTE_IDX_REFCTR] :
+					note->addr.a64[SDT_NOTE_IDX_REFCTR];
+		link = attach_uprobe_where(s, spec, path, loc, ref_ctr, cookie, false);
+		if (!link) {
+			pr_err("--%s: '%s': cannot probe SDT marker %s:%s at 0x%lx in %s: %s\n",
+			       spec->option, spec->text, spec->category, spec->name, loc, path,
+			       strerror(errno));
+			break;
+		}
+	}
+	if (!found)
+		pr_err("--%s: '%s': no SDT marker %s:%s in %s ('readelf -n %s' lists its markers)\n",
+		       spec->option, spec->text, spec->category, spec->name, path, path);
+	cleanup_sdt_note_list(&notes);
+	return link;
+#else
+	pr_err("--%s: '%s': this perf was built with a libelf that cannot read SDT notes\n",
+	       spec->option, spec->text);
+	return NULL;
+#endif
+}
+
+/*
+ * perf probe and SDT events (probe:NAME, probe_EXE:NAME, sdt_LIB:NAME) are
+ * kprobe and uprobe trace events, listed in dynamic_events as
+ * "p:GROUP/NAME ..." or "r:GROUP/NAME ...": they take a kprobe program,
+ * not a tracepoint one.
+ */
+bool bpf_pause__trace_event_is_probe(const char *category, const char *name)
+{
+	char path[PATH_MAX], line[1024], event[512];
+	bool found = false;
+	FILE *fp;
+
+	snprintf(event, sizeof(event), "%s/%s", category, name);
+	snprintf(path, sizeof(path), "%s/dynamic_events", tracing_path_mount());
+	fp = fopen(path, "r");
+	if (!fp)
+		return false;
+	while (!found && fgets(line, sizeof(line), fp)) {
+		char *ev = strchr(line, ':');
+
+		if ((line[0] != 'p' && line[0] != 'r') || !ev)
+			continue;
+		ev[strcspn(ev, "\n ")] = '\0';
+		found = !strcmp(ev + 1, event);
+	}
+	fclose(fp);
+	return found;
+}
+
+/*
+ * Through a perf event of the trace event on one online CPU: the programs
+ * of a kprobe or uprobe trace event run for every hit, on any CPU and task
+ * (the perf event only carries them).  The link closes the perf event.
+ */
+static struct bpf_link *attach_probe_event(struct bpf_pause_session *s,
+					   const struct bpf_pause_spec *spec, u64 cookie)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_TRACEPOINT,
+		.sample_period = 1,
+	};
+	struct perf_cpu_map *online = perf_cpu_map__new_online_cpus();
+	int cpu = online ? perf_cpu_map__cpu(online, 0).cpu : 0;
+	struct bpf_link *link;
+	int id, fd;
+
+	perf_cpu_map__put(online);
+
+	id = tp_pmu__id(spec->category, spec->name);
+	if (id < 0) {
+		pr_err("--%s: '%s': cannot read the id of probe event '%s:%s'\n",
+		       spec->option, spec->text, spec->category, spec->name);
+		return NULL;
+	}
+	attr.config = id;
+	fd = sys_perf_event_open(&attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		pr_err("--%s: '%s': cannot open probe event '%s:%s': %s\n",
+		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
+		return NULL;
+	}
+	link = bpf_program__attach_perf_event_opts(s->skel->progs.pause_probe, fd, &opts);
+	if (!link) {
+		pr_err("--%s: '%s': cannot attach to probe event '%s:%s': %s\n",
+		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
+		close(fd);
+	}
+	return link;
+}
+
+static struct bpf_link *attach_tracepoint(struct bpf_pause_session *s,
+					  const struct bpf_pause_spec *spec, u64 cookie,
+					  bool retprobe __maybe_unused)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = cookie);
+	struct bpf_link *link;
+
+	if (bpf_pause__trace_event_is_probe(spec->category, spec->name))
+		return attach_probe_event(s, spec, cookie);
+	link = bpf_program__attach_tracepoint_opts(s->skel->progs.pause_tracepoint,
+						   spec->category, spec->name, &opts);
+	if (!link && errno == ENOENT)
+		pr_err("--%s: '%s': tracepoint '%s:%s' not found ('perf list tracepoint' lists them)\n",
+		       spec->option, spec->text, spec->category, spec->name);
+	else if (!link)
+		pr_err("--%s: '%s': cannot attach to tracepoint '%s:%s': %s\n",
+		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
+	return link;
+}
+
+static const struct {
+	struct bpf_link *(*attach)(struct bpf_pause_session *s,
+				   const struct bpf_pause_spec *spec, u64 cookie, bool retprobe);
+	bool retprobe;
+} probe_attach[BPF_PAUSE_PROBE__MAX] = {
+	[BPF_PAUSE_PROBE__KPROBE]	= { attach_kprobe, false },
+	[BPF_PAUSE_PROBE__KRETPROBE]	= { attach_kprobe, true },
+	[BPF_PAUSE_PROBE__UPROBE]	= { attach_uprobe, false },
+	[BPF_PAUSE_PROBE__URETPROBE]	= { attach_uprobe, true },
+	[BPF_PAUSE_PROBE__TRACEPOINT]	= { attach_tracepoint, false },
+	[BPF_PAUSE_PROBE__SDT]		= { attach_sdt, false },
+};
+
+/* Attach @spec's program to its probe, with @cookie for the program. */
+struct bpf_link *bpf_pause__attach_spec(struct bpf_pause_session *s,
+					const struct bpf_pause_spec *spec, u64 cookie)
+{
+	return probe_attach[spec->probe].attach(s, spec, cookie,
+						 probe_attach[spec->probe].retprobe);
+}
