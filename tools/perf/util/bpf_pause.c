@@ -49,7 +49,6 @@
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
 
-#include "../perf-sys.h"
 #include "bpf_pause.h"
 #include "bpf_pause_internal.h"
 #include "bpf_pause_pred.h"
@@ -68,9 +67,9 @@
 #include "pause_action.h"
 #include "pmu.h"
 #include "target.h"
-#include "tp_pmu.h"
 #include "tool_pmu.h"
 #include "thread_map.h"
+#include "time-utils.h"
 
 /* A sanity bound on the events map: 8 bytes a slot in the kernel. */
 #define MAX_SLOTS	(16U * 1024 * 1024)
@@ -671,7 +670,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	if (!s->attached && bp->obj && attach_obj(bp))
 		goto out;
 	if (!s->attached)
-		s->start_ns = monotonic_ns();
+		s->start_ns = rdclock();	/* the clock of bpf_ktime_get_ns() */
 	s->attached = true;
 	if (s->uprobes && (bpf_pause_uprobes__scope(s->uprobes, pids, nr_pids) ||
 			   (target->pid && scope_new_threads(s->uprobes, pids, nr_pids)))) {

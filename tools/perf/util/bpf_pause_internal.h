@@ -8,9 +8,7 @@
  * maps: filled at install, read back for the counts) share.
  */
 #include <stdbool.h>
-#include <time.h>
 #include <linux/types.h>
-#include <internal/xyarray.h>
 
 #include "bpf_pause.h"
 #include "evsel.h"
@@ -22,12 +20,11 @@
 
 struct bpf_link;
 struct bpf_pause_spec;
+struct bpf_pause_uprobes;
 struct evlist;
 struct pause_pred;
 struct pause_window_bpf;
 struct target;
-
-#define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
 
 /* What a session loaded and attached, from bpf_pause__install() to _cleanup(). */
 struct bpf_pause_session {
@@ -89,15 +86,6 @@ static inline bool evsel__is_windowed(struct evsel *evsel)
 static inline bool evsel__is_gated(struct evsel *evsel)
 {
 	return evsel__is_windowed(evsel__leader(evsel)) && !evsel__is_any_trigger(evsel);
-}
-
-/* The clock of bpf_ktime_get_ns(). */
-static inline u64 monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
 /* bpf_pause.c */

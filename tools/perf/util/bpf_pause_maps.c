@@ -52,6 +52,9 @@
 #include "tp_pmu.h"
 #include "tool_pmu.h"
 #include "thread_map.h"
+#include "time-utils.h"
+
+#define FD(e, x, y) (*(int *)xyarray__entry((e)->core.fd, x, y))
 
 #ifndef __NR_pidfd_open
 #define __NR_pidfd_open	434	/* the same on every architecture */
@@ -201,7 +204,7 @@ int bpf_pause__fill_events(struct bpf_pause *bp, struct evlist *evlist, struct t
 	return 0;
 }
 
-/* Once the events are open: the counters map of bpf_pause__max_values(), see there. */
+/* Once the events are open: the counters map of bpf_pause__max_values() (bpf_pause.c). */
 int bpf_pause__fill_values(struct bpf_pause *bp, struct evlist *evlist, struct target *target)
 {
 	struct bpf_pause_session *s = bp->session;
@@ -241,8 +244,8 @@ int bpf_pause__fill_values(struct bpf_pause *bp, struct evlist *evlist, struct t
 
 /*
  * Per-task sessions: share each windowed group's window between its CPUs'
- * instances, see the comment at the top.  False if the kernel cannot, or
- * in a CPU-bound session (a window there is the CPU's).
+ * instances, see the comment at the top of bpf_pause.c.  False if the
+ * kernel cannot, or in a CPU-bound session (a window there is the CPU's).
  */
 bool bpf_pause__share_windows(struct evlist *evlist, struct target *target)
 {
@@ -597,7 +600,7 @@ int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
 	struct bpf_pause_session *s = bp->session;
 	int nr_cpus = libbpf_num_possible_cpus(), fd;
 	struct pause_window_stat *st;
-	u64 now = monotonic_ns();
+	u64 now = rdclock();	/* the clock of bpf_ktime_get_ns() */
 
 	memset(w, 0, sizeof(*w));
 	if (!s || !s->skel || nr_cpus <= 0)

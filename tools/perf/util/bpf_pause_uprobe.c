@@ -63,7 +63,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,8 +75,8 @@
 #include <api/fs/tracing_path.h>
 
 #include "bpf_pause_spec.h"
-#include "../perf-sys.h"
 #include "bpf_pause_uprobe.h"
+#include "../perf-sys.h"
 #include "debug.h"
 #include "probe-event.h"
 #include "probe-file.h"

@@ -15,11 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <api/fs/fs.h>
-#include <api/fs/tracing_path.h>
 #include <perf/cpumap.h>
 #ifdef HAVE_LIBBPF_SUPPORT
 #include <bpf/btf.h>

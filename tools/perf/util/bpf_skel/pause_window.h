@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
-/* Shared by pause_window.bpf.c and bpf_pause.c. */
+/* Shared by pause_window.bpf.c and bpf_pause*.c. */
 #ifndef __PAUSE_WINDOW_H
 #define __PAUSE_WINDOW_H
 
