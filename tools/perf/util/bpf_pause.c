@@ -25,7 +25,6 @@
  * nr_leaders) on a kernel that cannot share windows.
  */
 #include <assert.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -34,7 +33,6 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/user.h>
 #include <unistd.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -44,30 +42,22 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <api/fs/tracing_path.h>
-#include <internal/xyarray.h>
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
 
 #include "bpf_pause.h"
 #include "bpf_pause_internal.h"
-#include "bpf_pause_pred.h"
 #include "bpf_pause_obj.h"
 #include "bpf_pause_uprobe.h"
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
 #include "cpumap.h"
 #include "debug.h"
-#include "drm_pmu.h"
 #include "evlist.h"
 #include "evsel.h"
-#include "symbol.h"
-#include "hwmon_pmu.h"
-#include "parse-events.h"
 #include "pause_action.h"
 #include "pmu.h"
 #include "target.h"
-#include "tool_pmu.h"
 #include "thread_map.h"
 #include "time-utils.h"
 

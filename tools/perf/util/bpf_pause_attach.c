@@ -4,7 +4,6 @@
  * kretprobe, uprobe, uretprobe, tracepoint, SDT marker, or a perf probe
  * trace event), saying which spec and what to do when it cannot.
  */
-#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,43 +13,27 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/user.h>
 #include <unistd.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
-#include <linux/zalloc.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <api/fs/tracing_path.h>
-#include <internal/xyarray.h>
 #include <perf/cpumap.h>
-#include <perf/threadmap.h>
 
 #include "../perf-sys.h"
 #include "bpf_pause.h"
 #include "bpf_pause_internal.h"
-#include "bpf_pause_pred.h"
-#include "bpf_pause_obj.h"
 #include "bpf_pause_uprobe.h"
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
-#include "cpumap.h"
 #include "debug.h"
-#include "drm_pmu.h"
-#include "evlist.h"
 #include "evsel.h"
 #include "symbol.h"
-#include "hwmon_pmu.h"
-#include "parse-events.h"
-#include "pause_action.h"
 #include "pmu.h"
-#include "target.h"
 #include "tp_pmu.h"
-#include "tool_pmu.h"
-#include "thread_map.h"
 
 /* kallsyms has @func: tells "not found" from "found but not probeable". */
 static bool kallsyms_has(const char *func)

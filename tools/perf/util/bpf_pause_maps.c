@@ -23,34 +23,24 @@
 #include <linux/zalloc.h>
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <api/fs/tracing_path.h>
 #include <internal/xyarray.h>
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
 
-#include "../perf-sys.h"
 #include "bpf_pause.h"
 #include "bpf_pause_internal.h"
 #include "bpf_pause_pred.h"
 #include "bpf_pause_obj.h"
-#include "bpf_pause_uprobe.h"
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
 #include "cpumap.h"
 #include "debug.h"
-#include "drm_pmu.h"
 #include "evlist.h"
 #include "evsel.h"
-#include "symbol.h"
-#include "hwmon_pmu.h"
-#include "parse-events.h"
-#include "pause_action.h"
 #include "pmu.h"
 #include "target.h"
-#include "tp_pmu.h"
-#include "tool_pmu.h"
 #include "thread_map.h"
 #include "time-utils.h"
 
