@@ -462,8 +462,12 @@ static void check_clone_swaps(struct __test_metadata *_metadata, int inherit_sta
 		TH_LOG("%llu ns counted: the echo thread's time got into windows", v);
 	EXPECT_LE(v, cpu_in + slack)
 		TH_LOG("counted %llu ns, the thread ran %llu ns inside", v, cpu_in);
-	/* The syscalls and switches in each window: tens of us, up to 100. */
-	EXPECT_GE(v + 50 * 100 * 1000ULL, cpu_in)
+	/*
+	 * The windows count: the thread's time in them but the switches'
+	 * edges, tens of us each, which a host that stops the vCPU there
+	 * stretches (guest time counts it): a tenth tells none from some.
+	 */
+	EXPECT_GE(v * 10, cpu_in)
 		TH_LOG("counted %llu ns, the thread ran %llu ns inside", v, cpu_in);
 
 	close(trig[1]);
