@@ -358,15 +358,8 @@ static int fake_cgroup_id(void *arg __maybe_unused, const char *path, __u64 *id)
 	return 0;
 }
 
-/* Registers: argument N at 8 * N, the return value at 80. */
-static int fake_reg_offset(int argno, unsigned int *offset)
-{
-	*offset = argno < 0 ? 80 : 8 * argno;
-	return 0;
-}
-
 static const struct bpf_pause_pred_env fake_env = {
-	.field = fake_field, .reg_offset = fake_reg_offset, .cgroup_id = fake_cgroup_id,
+	.field = fake_field, .regs = true, .cgroup_id = fake_cgroup_id,
 };
 
 /* Compile the one spec of @str: 0, or -1 with @err. */
@@ -471,18 +464,18 @@ static void test_preds(void)
 	      pred.insn[1].index == 24 && pred.insn[1].size == 4 && !pred.insn[1].is_signed,
 	      "fields: %s", err);
 	CHECK(!compile("kprobe:r:f{arg3 >= 7}", &pred, err, sizeof(err)) &&
-	      pred.insn[0].term == PAUSE_TERM_ARG && pred.insn[0].index == 16 &&
+	      pred.insn[0].term == PAUSE_TERM_ARG && pred.insn[0].index == 2 &&
 	      pred.insn[0].size == 8 && pred.insn[0].is_signed &&
 	      pred.insn[0].op == PAUSE_OP_GE && pred.insn[0].value == 7, "arg3: %s", err);
 	CHECK(!compile("tp:r:a:b{comm == \"kworker/0:1H-k\"}", &pred, err, sizeof(err)) &&
 	      !memcmp(&pred.insn[0].value, "kworker/", 8) &&
 	      !memcmp(&pred.insn[0].value2, "0:1H-k\0\0", 8), "comm: %s", err);
 	CHECK(!compile("kretprobe:r:f{retval < 0}", &pred, err, sizeof(err)) &&
-	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].index == 80 &&
+	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].index == 0 &&
 	      pred.insn[0].value == (__u64)0 && pred.insn[0].op == PAUSE_OP_LT, "retval: %s", err);
 	CHECK(!compile("kretprobe:r:f{retval:s32 < 0 && retval:u8 == 254}", &pred, err,
 		       sizeof(err)) &&
-	      pred.insn[0].index == 80 && pred.insn[0].size == 4 && pred.insn[0].is_signed &&
+	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].size == 4 && pred.insn[0].is_signed &&
 	      pred.insn[1].size == 1 && !pred.insn[1].is_signed, "retval:s32: %s", err);
 	CHECK(!compile("tp:r:a:b{cgroup != /system.slice}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].value == 42 && pred.insn[0].op == PAUSE_OP_NE, "cgroup: %s", err);

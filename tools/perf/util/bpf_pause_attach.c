@@ -4,7 +4,6 @@
  * kretprobe, uprobe, uretprobe, tracepoint, SDT marker, or a perf probe
  * trace event), saying which spec and what to do when it cannot.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include <api/fs/tracing_path.h>
 #include <perf/cpumap.h>
+#include <symbol/kallsyms.h>
 
 #include "../perf-sys.h"
 #include "bpf_pause.h"
@@ -35,21 +35,20 @@
 #include "pmu.h"
 #include "tp_pmu.h"
 
+/* A module's symbols read "name\t[module]". */
+static int kallsyms_is(void *arg, const char *name, char type __maybe_unused,
+		       u64 start __maybe_unused)
+{
+	size_t len = strlen(arg);
+
+	return !strncmp(name, arg, len) && (!name[len] || name[len] == '\t');
+}
+
 /* kallsyms has @func: tells "not found" from "found but not probeable". */
 static bool kallsyms_has(const char *func)
 {
-	char line[512], name[256];
-	bool found = false;
-	FILE *fp = fopen("/proc/kallsyms", "r");
-
-	if (!fp)
-		return true;
-	while (!found && fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%*s %*s %255s", name) == 1)
-			found = !strcmp(name, func);
-	}
-	fclose(fp);
-	return found;
+	/* 1 if found, 0 if not; -1, unreadable, says nothing about it. */
+	return kallsyms__parse("/proc/kallsyms", (void *)func, kallsyms_is) != 0;
 }
 
 static struct bpf_link *attach_kprobe(struct bpf_pause_session *s,

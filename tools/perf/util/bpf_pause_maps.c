@@ -6,7 +6,6 @@
  * counts and statistics perf stat and perf record print.
  */
 #include <assert.h>
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,7 +14,6 @@
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/user.h>
 #include <unistd.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
@@ -24,7 +22,6 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <api/fs/tracing_path.h>
 #include <internal/xyarray.h>
 #include <perf/cpumap.h>
 #include <perf/threadmap.h>
@@ -35,6 +32,10 @@
 #include "bpf_pause_obj.h"
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
+#ifdef HAVE_LIBTRACEEVENT
+#include <event-parse.h>
+#include "trace-event.h"
+#endif
 #include "cpumap.h"
 #include "debug.h"
 #include "evlist.h"
@@ -362,80 +363,52 @@ int bpf_pause__set_layout(struct bpf_pause *bp, struct evlist *evlist, struct ta
 static_assert(BPF_PAUSE_MAX_SPECS == 64, "pause_window.bpf.c sizes preds for 64 triggers");
 
 /*
- * SPEC{...}: a field of a tracepoint's record, from its format file
- * ("field:unsigned long flags;\toffset:16;\tsize:8;\tsigned:0;", size 0
- * if not an integer); -2 for a kprobe or uprobe trace event, whose
- * program sees registers, -3 for a common field.
+ * SPEC{...}: a field of a tracepoint's record, as libtraceevent parses
+ * its format (size 0 if not an integer); -2 for a kprobe or uprobe trace
+ * event, whose program sees registers, -3 for a common field.
  */
 static int pred_field(void *arg, const char *name, unsigned int *offset,
 		      unsigned int *size, bool *is_signed)
 {
 	const struct bpf_pause_spec *spec = arg;
-	char path[PATH_MAX], line[1024];
-	int ret = -1;
-	FILE *fp;
+#ifdef HAVE_LIBTRACEEVENT
+	/* Strings, arrays and pointers are not numbers to compare. */
+	const unsigned long not_integer = TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_POINTER |
+					  TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC |
+					  TEP_FIELD_IS_RELATIVE;
+	struct tep_format_field *field;
+	struct tep_event *tp;
+#endif
 
 	if (bpf_pause__trace_event_is_probe(spec->category, spec->name))
 		return -2;
-	snprintf(path, sizeof(path), "%s/events/%s/%s/format", tracing_path_mount(),
-		 spec->category, spec->name);
-	fp = fopen(path, "r");
-	if (!fp)
+#ifdef HAVE_LIBTRACEEVENT
+	tp = trace_event__tp_format(spec->category, spec->name);
+	if (IS_ERR_OR_NULL(tp))
 		return -1;
-	while (ret && fgets(line, sizeof(line), fp)) {
-		char *field = strstr(line, "field:"), *semi, *word;
-		unsigned int o, sz;
-		int sg;
-
-		semi = field ? strchr(field, ';') : NULL;
-		if (!semi)
-			continue;
-		*semi = '\0';
-		for (word = semi; word > field && (isalnum(word[-1]) || word[-1] == '_'); word--)
-			;
-		if (strcmp(word, name) ||
-		    sscanf(semi + 1, " offset:%u; size:%u; signed:%d;", &o, &sz, &sg) != 3)
-			continue;
-		/* The kernel hands BPF its registers where the common fields are. */
-		if (!strncmp(name, "common_", 7)) {
-			ret = -3;
-			break;
-		}
-		*offset = o;
-		/* Strings, arrays and pointers are not numbers to compare. */
-		*size = strstr(field, "__data_loc") || strstr(field, "__rel_loc") ||
-			strchr(field, '*') || strchr(field, '[') ? 0 : sz;
-		*is_signed = sg;
-		ret = 0;
-	}
-	fclose(fp);
-	return ret;
-}
-
-/*
- * SPEC{argN, retval}: where the kernel's pt_regs, which a k/uprobe
- * program gets, hold them: the registers ptrace(2) shows, in the same
- * order (struct user_regs_struct begins as x86-64's pt_regs and as
- * arm64's user_pt_regs, which begins its pt_regs).
- */
-static int pred_reg_offset(int argno, unsigned int *offset)
-{
-#if defined(__x86_64__)
-	static const unsigned int args[] = {
-		offsetof(struct user_regs_struct, rdi), offsetof(struct user_regs_struct, rsi),
-		offsetof(struct user_regs_struct, rdx), offsetof(struct user_regs_struct, rcx),
-		offsetof(struct user_regs_struct, r8), offsetof(struct user_regs_struct, r9),
-	};
-
-	*offset = argno < 0 ? offsetof(struct user_regs_struct, rax) : args[argno];
-	return 0;
-#elif defined(__aarch64__)
-	*offset = argno < 0 ? 0 : argno * sizeof(unsigned long long);
+	/* The kernel hands BPF its registers where the common fields are. */
+	if (tep_find_common_field(tp, name))
+		return -3;
+	field = tep_find_field(tp, name);
+	if (!field)
+		return -1;
+	*offset = field->offset;
+	*size = field->flags & not_integer ? 0 : field->size;
+	*is_signed = field->flags & TEP_FIELD_IS_SIGNED;
 	return 0;
 #else
+	pr_err("--%s: '%s': perf was built without libtraceevent, which reads the fields of tracepoints\n",
+	       spec->option, spec->text);
 	return -1;
 #endif
 }
+
+/* pause_window.bpf.c reads the registers of these (perf's vmlinux.h). */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define PAUSE_READS_REGS true
+#else
+#define PAUSE_READS_REGS false
+#endif
 
 /*
  * SPEC{cgroup == PATH}: PATH from the cgroup v2 mount point (the first
@@ -487,7 +460,8 @@ int bpf_pause__compile_preds(struct bpf_pause *bp, struct pause_window_bpf *skel
 	for (int i = 0; i < bp->specs.nr; i++) {
 		const struct bpf_pause_spec *spec = &bp->specs.specs[i];
 		struct bpf_pause_pred_env env = {
-			.field = pred_field, .reg_offset = pred_reg_offset,
+			.field = pred_field,
+			.regs = PAUSE_READS_REGS,
 			.cgroup_id = pred_cgroup_id, .arg = (void *)spec,
 		};
 

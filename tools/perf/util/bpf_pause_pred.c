@@ -186,7 +186,6 @@ static int set_reg(struct pred_parser *p, const char *name, int argno, const cha
 		{ "s64", 8, true }, { "u64", 8, false }, { "s32", 4, true }, { "u32", 4, false },
 		{ "s16", 2, true }, { "u16", 2, false }, { "s8", 1, true }, { "u8", 1, false },
 	};
-	unsigned int offset;
 	size_t i = 0;
 
 	/* A register's low bytes, as the C type the function has (little-endian). */
@@ -200,12 +199,11 @@ static int set_reg(struct pred_parser *p, const char *name, int argno, const cha
 					"'%s': unknown type '%s' (expected s64, u64, s32, u32, s16, u16, s8 or u8)",
 					name, type);
 	}
-	if (!p->env || !p->env->reg_offset || p->env->reg_offset(argno, &offset) ||
-	    offset > 0xffff)
-		return pred_err(p, "'%s': perf does not know where this architecture passes it",
-				name);
+	if (!p->env || !p->env->regs)
+		return pred_err(p, "'%s': perf reads registers on x86-64 and arm64 only", name);
+	/* The BPF side reads the register with PT_REGS_PARMn or PT_REGS_RC. */
 	insn->term = argno < 0 ? PAUSE_TERM_RETVAL : PAUSE_TERM_ARG;
-	insn->index = offset;
+	insn->index = argno < 0 ? 0 : argno;
 	insn->size = types[i].size;
 	insn->is_signed = types[i].is_signed;
 	return 0;

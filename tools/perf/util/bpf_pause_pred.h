@@ -26,12 +26,8 @@ struct bpf_pause_pred_env {
 	 */
 	int (*field)(void *arg, const char *name, unsigned int *offset,
 		     unsigned int *size, bool *is_signed);
-	/*
-	 * Where a k/uprobe's pt_regs hold argument @argno (0-5), or the
-	 * return value if @argno is -1: 0, or -1 on an architecture perf
-	 * does not know.
-	 */
-	int (*reg_offset)(int argno, unsigned int *offset);
+	/* The BPF side reads k/uprobes' argument and return registers. */
+	bool regs;
 	/* The id of a cgroup v2 path (from the mount point or absolute): 0 or -1. */
 	int (*cgroup_id)(void *arg, const char *path, __u64 *id);
 	void *arg;

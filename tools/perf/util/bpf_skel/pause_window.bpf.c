@@ -792,10 +792,55 @@ struct pred_loop {
 };
 
 /*
- * @size bytes at @offset of @ctx: a tracepoint record's field, or a
- * register of a k/uprobe's pt_regs (an argument, the return value; perf
- * knows where each is).
+ * A k/uprobe's argument or return value, as the C type perf was told
+ * (the register's low @size bytes, sign-extended if signed).
  */
+static __u64 pred_reg(struct pt_regs *regs, struct pause_pred_insn *in)
+{
+	__u64 v;
+
+	/* perf's vmlinux.h has the registers of these (perf refuses others). */
+#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
+	if (in->term == PAUSE_TERM_RETVAL) {
+		v = PT_REGS_RC_CORE(regs);
+	} else {
+		switch (in->index) {
+		case 0:
+			v = PT_REGS_PARM1_CORE(regs);
+			break;
+		case 1:
+			v = PT_REGS_PARM2_CORE(regs);
+			break;
+		case 2:
+			v = PT_REGS_PARM3_CORE(regs);
+			break;
+		case 3:
+			v = PT_REGS_PARM4_CORE(regs);
+			break;
+		case 4:
+			v = PT_REGS_PARM5_CORE(regs);
+			break;
+		default:
+			v = PT_REGS_PARM6_CORE(regs);
+			break;
+		}
+	}
+#else
+	v = 0;
+#endif
+	switch (in->size) {
+	case 1:
+		return in->is_signed ? (__u64)(__s8)v : (__u8)v;
+	case 2:
+		return in->is_signed ? (__u64)(__s16)v : (__u16)v;
+	case 4:
+		return in->is_signed ? (__u64)(__s32)v : (__u32)v;
+	default:
+		return v;
+	}
+}
+
+/* @size bytes at @index of a tracepoint's record: a field. */
 static __u64 pred_read(void *ctx, struct pause_pred_insn *in)
 {
 	void *p = ctx + in->index;
@@ -847,6 +892,9 @@ static __u64 pred_term(struct pred_loop *l, struct pause_pred_insn *in, __u64 *v
 			v = (__u64)ns.tgid << 32 | ns.pid;
 		}
 		return in->term == PAUSE_TERM_PID ? v >> 32 : (__u32)v;
+	case PAUSE_TERM_ARG:
+	case PAUSE_TERM_RETVAL:
+		return pred_reg(l->ctx, in);
 	default:
 		return pred_read(l->ctx, in);
 	}

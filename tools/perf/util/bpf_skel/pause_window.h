@@ -148,8 +148,8 @@ enum pause_pred_kind {
 };
 
 enum pause_pred_term {
-	PAUSE_TERM_ARG,		/* k/uprobes: an argument's register, at @index of pt_regs */
-	PAUSE_TERM_RETVAL,	/* k/uretprobes: the return value's, likewise */
+	PAUSE_TERM_ARG,		/* k/uprobes: argument @index (0-5), PT_REGS_PARMn */
+	PAUSE_TERM_RETVAL,	/* k/uretprobes: the return value, PT_REGS_RC */
 	PAUSE_TERM_FIELD,	/* tracepoints: @size bytes at @index of the record */
 	PAUSE_TERM_COMM,	/* the thread's comm, 16 bytes in value and value2 */
 	PAUSE_TERM_PID,		/* process id, as perf sees it */
@@ -175,7 +175,7 @@ struct pause_pred_insn {
 	__u8  term;
 	__u8  op;
 	__u8  is_signed;	/* compare as s64 (sign-extended from @size) */
-	__u16 index;		/* ARG, RETVAL, FIELD: offset in the context */
+	__u16 index;		/* ARG: the argument; FIELD: offset in the record */
 	__u16 size;		/* ARG, RETVAL, FIELD: 1, 2, 4 or 8 */
 	__u64 value;
 	__u64 value2;		/* COMM: bytes 8-15 */
