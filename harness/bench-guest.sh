@@ -69,7 +69,7 @@ fn=pause_window_inside
 $PERF record -q -o full.data -c 100000 -e cpu-clock:u \
 	-e syscalls:sys_exit_getppid,syscalls:sys_enter_getpgid -- $W 2>/dev/null
 $PERF record -q -o win.data -c 100000 -e cpu-clock/action=start-paused/u \
-	--bpf-pause=uprobe:r:$PERF:$fn,uretprobe:p:$PERF:$fn -- $W 2>/dev/null
+	--bpf-pause=uprobe:resume:$PERF:$fn,uretprobe:pause:$PERF:$fn -- $W 2>/dev/null
 samples() { $PERF script -i "$1" -F event,ip,sym,dso "${@:2}" 2>/dev/null | grep cpu-clock; }
 full_n=$(samples full.data | wc -l)
 post_n=$(samples full.data --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid | wc -l)
@@ -129,7 +129,7 @@ echo "## 5. perf's own --bpf-pause: ns per window through its programs, $(nproc)
 # per task, whose inherited events have one instance per CPU: each
 # thread's context holds nr_cpus copies of each, among which the kfunc
 # finds this CPU's.  MODES picks some (default all three).
-tps=tp:r:syscalls:sys_enter_getppid,tp:p:syscalls:sys_exit_getppid
+tps=tp:resume:syscalls:sys_enter_getppid,tp:pause:syscalls:sys_exit_getppid
 cpus=$(nproc)
 for threads in 1 8 64; do
 	n=$((threads == 1 ? 5000 : threads == 8 ? 1000 : 200))

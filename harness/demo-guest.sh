@@ -21,9 +21,9 @@ $P report -i full.data --stdio --sort sym 2>/dev/null | grep -v '^$' | grep -v '
 echo
 echo "### 2. only while $FN() runs: uprobe resumes, uretprobe pauses, in the kernel"
 echo "# perf record -e cpu-clock/action=start-paused/u -c 100000 \\"
-echo "#   --bpf-pause=uprobe:r:\$PERF:$FN,uretprobe:p:\$PERF:$FN -- $W"
+echo "#   --bpf-pause=uprobe:resume:\$PERF:$FN,uretprobe:pause:\$PERF:$FN -- $W"
 $P record -e cpu-clock/action=start-paused/u -c 100000 -o windows.data \
-	--bpf-pause=uprobe:r:$P:$FN,uretprobe:p:$P:$FN -- $W 2>&1 | grep 'windows'
+	--bpf-pause=uprobe:resume:$P:$FN,uretprobe:pause:$P:$FN -- $W 2>&1 | grep 'windows'
 echo "# perf report --stdio --sort sym"
 $P report -i windows.data --stdio --sort sym 2>/dev/null | grep -v '^$' | grep -v '^#' | head -8
 echo "# perf script -F tid,time,event,ip,sym (the first window: its boundaries and samples)"
@@ -32,10 +32,10 @@ $P script -i windows.data -F tid,time,event,ip,sym 2>/dev/null |
 echo
 echo "### 3. perf stat: the windows, and what each counted"
 echo "# perf stat -e page-faults/action=start-paused/ \\"
-echo "#   --bpf-pause=tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid -- \\"
+echo "#   --bpf-pause=tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid -- \\"
 echo "#   perf test -w pause_window 8 0 0 alternate    (windows of 16 and 48 faults)"
 $P stat -e page-faults/action=start-paused/ \
-	--bpf-pause=tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid -- \
+	--bpf-pause=tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid -- \
 	$P test -w pause_window 8 0 0 alternate 2>&1 | grep -e page-faults -e windows
 echo
 full=$(wc -c <full.data)

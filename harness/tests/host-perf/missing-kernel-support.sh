@@ -29,7 +29,7 @@ elif [ "$(id -u)" != 0 ]; then
 else
 	for cmd in record stat; do
 		expect "this kernel has no bpf_perf_event_pause() kfunc" \
-			$cmd -o /dev/null -e task-clock --bpf-pause=tp:r:syscalls:sys_exit_getppid
+			$cmd -o /dev/null -e task-clock --bpf-pause=tp:resume:syscalls:sys_exit_getppid
 	done
 fi
 

@@ -7,7 +7,7 @@ perf=${B:?run through make check}/perf-noskel/perf
 fail=0
 msg="is not available because perf was built without bpf_pause (needs BUILD_BPF_SKEL=1 and clang 14 or later)"
 for cmd in record stat; do
-	for opt in --bpf-pause=tp:r:syscalls:sys_exit_getppid --bpf-aux-pause=kprobe:p:vfs_read \
+	for opt in --bpf-pause=tp:resume:syscalls:sys_exit_getppid --bpf-aux-pause=kprobe:pause:vfs_read \
 		   --switch-on=syscalls:sys_exit_getppid --switch-off=kprobe:vfs_read; do
 		out=$("$perf" $cmd -e task-clock $opt -o /dev/null -- true 2>&1)
 		rc=$?

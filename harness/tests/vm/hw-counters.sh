@@ -113,7 +113,7 @@ windows() {
 windows windows-trigger-events -e instructions/action=start-paused/u \
 	-e syscalls:sys_exit_getppid/action=resume/ -e syscalls:sys_enter_getpgid/action=pause/
 windows windows-bpf-pause -e instructions/action=start-paused/u \
-	--bpf-pause=tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid
+	--bpf-pause=tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid
 windows windows-switch-on -e instructions:u \
 	--switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
 
@@ -128,9 +128,9 @@ aarch64) sys=__arm64_sys ;;
 *) sys=__x64_sys ;;
 esac
 windows windows-bpf-kprobe -e instructions/action=start-paused/u \
-	--bpf-pause=kprobe:r:${sys}_getppid,kprobe:p:${sys}_getpgid
+	--bpf-pause=kprobe:resume:${sys}_getppid,kprobe:pause:${sys}_getpgid
 if $PERF record -q -o $tmp/kdata -e cycles/action=start-paused/u -c 10000 \
-	--bpf-pause=kprobe:r:${sys}_getppid,kprobe:p:${sys}_getpgid \
+	--bpf-pause=kprobe:resume:${sys}_getppid,kprobe:pause:${sys}_getpgid \
 	-- $loop 20000 50 2>$tmp/krec.err; then
 	$PERF script -i $tmp/kdata -F event,ip,sym 2>/dev/null | awk '/cycles/ { print $NF }' >$tmp/ksyms
 	in=$(grep -cx hw_loop $tmp/ksyms) out=$(grep -cx hw_loop_out $tmp/ksyms)
@@ -152,7 +152,7 @@ fi
 # opens for the other hits, none closed as if the function had been left
 # by longjmp.
 if setarch "$(uname -m)" -R $PERF stat -o $tmp/ustat -e instructions/action=start-paused/u \
-	--bpf-pause=uprobe:r:$loop:hw_loop,uretprobe:p:$loop:hw_loop \
+	--bpf-pause=uprobe:resume:$loop:hw_loop,uretprobe:pause:$loop:hw_loop \
 	-- $loop 100 20 2>$tmp/ustat.err; then
 	line=$(grep 'windows opened by' $tmp/ustat)
 	case "$line" in

@@ -28,27 +28,27 @@ struct good {
 };
 
 static const struct good good[] = {
-	{ "kprobe:p:do_sys_openat2", 1, BPF_PAUSE_PROBE__KPROBE, true, "do_sys_openat2", NULL },
-	{ "kretprobe:r:vfs_read", 1, BPF_PAUSE_PROBE__KRETPROBE, false, "vfs_read", NULL },
-	{ "kprobe:p:foo.isra.0", 1, BPF_PAUSE_PROBE__KPROBE, true, "foo.isra.0", NULL },
-	{ "uprobe:r:/bin/true:main", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/true", "main" },
-	{ "uretprobe:p:~/bin/a.out:work",
+	{ "kprobe:pause:do_sys_openat2", 1, BPF_PAUSE_PROBE__KPROBE, true, "do_sys_openat2", NULL },
+	{ "kretprobe:resume:vfs_read", 1, BPF_PAUSE_PROBE__KRETPROBE, false, "vfs_read", NULL },
+	{ "kprobe:pause:foo.isra.0", 1, BPF_PAUSE_PROBE__KPROBE, true, "foo.isra.0", NULL },
+	{ "uprobe:resume:/bin/true:main", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/true", "main" },
+	{ "uretprobe:pause:~/bin/a.out:work",
 	  1, BPF_PAUSE_PROBE__URETPROBE, true, "~/bin/a.out", "work" },
-	{ "uprobe:r:./a b:_Z3fooi", 1, BPF_PAUSE_PROBE__UPROBE, false, "./a b", "_Z3fooi" },
-	{ "tp:r:syscalls:sys_enter_getppid",
+	{ "uprobe:resume:./a b:_Z3fooi", 1, BPF_PAUSE_PROBE__UPROBE, false, "./a b", "_Z3fooi" },
+	{ "tp:resume:syscalls:sys_enter_getppid",
 	  1, BPF_PAUSE_PROBE__TRACEPOINT, false, "syscalls", "sys_enter_getppid" },
-	{ "tracepoint:p:sched:sched_switch",
+	{ "tracepoint:pause:sched:sched_switch",
 	  1, BPF_PAUSE_PROBE__TRACEPOINT, true, "sched", "sched_switch" },
-	{ "uprobe:r:perf:f,uretprobe:p:perf:f", 2, BPF_PAUSE_PROBE__UPROBE, false, "perf", "f" },
-	{ "tp:r:a:b,tp:p:a:c,kprobe:p:x", 3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
-	{ "kprobe:p:vfs_read+0x10", 1, BPF_PAUSE_PROBE__KPROBE, true, "vfs_read", NULL },
-	{ "uprobe:r:/bin/x:main+4", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/x", "main" },
-	{ "sdt:r:python3:python:gc__start", 1, BPF_PAUSE_PROBE__SDT, false, "python3", "python" },
-	{ "usdt:p:libstdc++.so.6:libstdcxx:throw",
+	{ "uprobe:resume:perf:f,uretprobe:pause:perf:f", 2, BPF_PAUSE_PROBE__UPROBE, false, "perf", "f" },
+	{ "tp:resume:a:b,tp:pause:a:c,kprobe:pause:x", 3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
+	{ "kprobe:pause:vfs_read+0x10", 1, BPF_PAUSE_PROBE__KPROBE, true, "vfs_read", NULL },
+	{ "uprobe:resume:/bin/x:main+4", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/x", "main" },
+	{ "sdt:resume:python3:python:gc__start", 1, BPF_PAUSE_PROBE__SDT, false, "python3", "python" },
+	{ "usdt:pause:libstdc++.so.6:libstdcxx:throw",
 	  1, BPF_PAUSE_PROBE__SDT, true, "libstdc++.so.6", "libstdcxx" },
-	{ "kprobe:r:vfs_read{arg3 > 1048576},kretprobe:p:vfs_read",
+	{ "kprobe:resume:vfs_read{arg3 > 1048576},kretprobe:pause:vfs_read",
 	  2, BPF_PAUSE_PROBE__KPROBE, false, "vfs_read", NULL },
-	{ "tp:r:a:b,tp:p:a:c{comm == \"x,y\" || comm == z}",
+	{ "tp:resume:a:b,tp:pause:a:c{comm == \"x,y\" || comm == z}",
 	  2, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
 };
 
@@ -57,11 +57,11 @@ static const struct {
 	const char *str;
 	unsigned long offset;
 } offsets[] = {
-	{ "kprobe:p:vfs_read", 0 },
-	{ "kprobe:p:vfs_read+0x10", 16 },
-	{ "uprobe:r:/bin/x:main+4", 4 },
-	{ "uprobe:r:/bin/x:main+0", 0 },
-	{ "uprobe:r:/bin/x:main+010", 8 },
+	{ "kprobe:pause:vfs_read", 0 },
+	{ "kprobe:pause:vfs_read+0x10", 16 },
+	{ "uprobe:resume:/bin/x:main+4", 4 },
+	{ "uprobe:resume:/bin/x:main+0", 0 },
+	{ "uprobe:resume:/bin/x:main+010", 8 },
 };
 
 struct bad {
@@ -73,41 +73,42 @@ static const struct bad bad[] = {
 	{ "", { "empty" } },
 	{ "kprob:p:f", { "'kprob:p:f'", "unknown trigger type 'kprob'", "kprobe, kretprobe" } },
 	{ "foo", { "unknown trigger type 'foo'" } },
-	{ "kprobe:x:f", { "bad action 'x'", "p to pause or r to resume" } },
-	{ "kprobe:pause:f", { "bad action 'pause'" } },
+	{ "kprobe:x:f", { "bad action 'x'", "expected pause or resume" } },
+	{ "kprobe:Pause:f", { "bad action 'Pause'" } },
+	{ "kprobe:pa:f", { "bad action 'pa'" } },
 	{ "kprobe", { "missing action" } },
-	{ "kprobe:p", { "missing FUNC", "kprobe:{p|r}:FUNC" } },
-	{ "kprobe:p:", { "missing FUNC" } },
-	{ "kprobe:p:a:b", { "unexpected ':b' after FUNC" } },
-	{ "kprobe:p:a-b", { "bad character '-' in FUNC 'a-b'" } },
-	{ "uprobe:p:main", { "missing FUNC", "EXE:FUNC" } },
+	{ "kprobe:p", { "missing FUNC", "kprobe:{pause|resume}:FUNC" } },
+	{ "kprobe:pause:", { "missing FUNC" } },
+	{ "kprobe:pause:a:b", { "unexpected ':b' after FUNC" } },
+	{ "kprobe:pause:a-b", { "bad character '-' in FUNC 'a-b'" } },
+	{ "uprobe:pause:main", { "missing FUNC", "EXE:FUNC" } },
 	{ "uprobe:p", { "missing EXE and FUNC" } },
-	{ "uprobe:p::main", { "missing EXE" } },
-	{ "uretprobe:r:/bin/x:", { "missing FUNC" } },
-	{ "uprobe:r:/bin/x:f:g", { "unexpected ':g' after FUNC" } },
-	{ "tp:r:syscalls", { "missing NAME", "CATEGORY:NAME" } },
-	{ "tp:r::x", { "missing CATEGORY" } },
-	{ "sdt:r", { "missing EXE, PROVIDER and NAME", "sdt:{p|r}:EXE:PROVIDER:NAME" } },
-	{ "sdt:r:python3", { "missing PROVIDER and NAME" } },
-	{ "usdt:p:python3:python", { "missing NAME" } },
-	{ "sdt:p:python3:py-thon:x", { "bad character '-' in PROVIDER" } },
-	{ "sdt:p:python3:python:gc__start:x", { "unexpected ':x' after NAME" } },
-	{ "tp:r:a:b:c:d:e:f", { "unexpected ':c'" } },
-	{ "tp:r:a:b,", { "empty SPEC" } },
-	{ ",tp:r:a:b", { "empty SPEC" } },
-	{ "tp:r:a:b,,kprobe:p:f", { "empty SPEC" } },
-	{ "tp:r:a:b,kprobe:q:f", { "'kprobe:q:f'", "bad action 'q'" } },
-	{ "kprobe:p:f+zz", { "bad offset 'zz' in FUNC+OFFSET" } },
-	{ "kprobe:p:f+", { "bad offset ''" } },
-	{ "kprobe:p:f+-4", { "bad offset '-4'" } },
-	{ "kprobe:p:f+0x10x", { "bad offset '0x10x'" } },
-	{ "kprobe:p:+16", { "missing FUNC" } },
-	{ "kretprobe:p:f+4", { "a return probe takes no +OFFSET" } },
-	{ "uretprobe:p:/bin/x:f+0x4", { "a return probe takes no +OFFSET" } },
-	{ "uprobe:p:/bin/x:f+1+2", { "bad offset '1+2'" } },
-	{ "tp:r:a:b{ret == 1", { "'{' without '}'" } },
-	{ "tp:r:a:b}", { "'}' without '{'" } },
-	{ "tp:r:a:b{ret == 1}x", { "'{' without '}' ending the spec" } },
+	{ "uprobe:pause::main", { "missing EXE" } },
+	{ "uretprobe:resume:/bin/x:", { "missing FUNC" } },
+	{ "uprobe:resume:/bin/x:f:g", { "unexpected ':g' after FUNC" } },
+	{ "tp:resume:syscalls", { "missing NAME", "CATEGORY:NAME" } },
+	{ "tp:resume::x", { "missing CATEGORY" } },
+	{ "sdt:r", { "missing EXE, PROVIDER and NAME", "sdt:{pause|resume}:EXE:PROVIDER:NAME" } },
+	{ "sdt:resume:python3", { "missing PROVIDER and NAME" } },
+	{ "usdt:pause:python3:python", { "missing NAME" } },
+	{ "sdt:pause:python3:py-thon:x", { "bad character '-' in PROVIDER" } },
+	{ "sdt:pause:python3:python:gc__start:x", { "unexpected ':x' after NAME" } },
+	{ "tp:resume:a:b:c:d:e:f", { "unexpected ':c'" } },
+	{ "tp:resume:a:b,", { "empty SPEC" } },
+	{ ",tp:resume:a:b", { "empty SPEC" } },
+	{ "tp:resume:a:b,,kprobe:pause:f", { "empty SPEC" } },
+	{ "tp:resume:a:b,kprobe:q:f", { "'kprobe:q:f'", "bad action 'q'" } },
+	{ "kprobe:pause:f+zz", { "bad offset 'zz' in FUNC+OFFSET" } },
+	{ "kprobe:pause:f+", { "bad offset ''" } },
+	{ "kprobe:pause:f+-4", { "bad offset '-4'" } },
+	{ "kprobe:pause:f+0x10x", { "bad offset '0x10x'" } },
+	{ "kprobe:pause:+16", { "missing FUNC" } },
+	{ "kretprobe:pause:f+4", { "a return probe takes no +OFFSET" } },
+	{ "uretprobe:pause:/bin/x:f+0x4", { "a return probe takes no +OFFSET" } },
+	{ "uprobe:pause:/bin/x:f+1+2", { "bad offset '1+2'" } },
+	{ "tp:resume:a:b{ret == 1", { "'{' without '}'" } },
+	{ "tp:resume:a:b}", { "'}' without '{'" } },
+	{ "tp:resume:a:b{ret == 1}x", { "'{' without '}' ending the spec" } },
 };
 
 struct sw {
@@ -209,11 +210,25 @@ static void test_good(void)
 		CHECK(specs.nr == good[i].nr, "'%s': %d specs, want %d", good[i].str,
 		      specs.nr, good[i].nr);
 		CHECK(specs.specs[0].pause == good[i].pause, "'%s': pause", good[i].str);
+		CHECK(!specs.specs[0].short_action, "'%s': short action", good[i].str);
 		check_operands(good[i].str, &specs.specs[0], good[i].probe, good[i].a, good[i].b);
 		CHECK(!strchr(specs.specs[0].text, ','), "'%s': text '%s'", good[i].str,
 		      specs.specs[0].text);
 		bpf_pause_specs__exit(&specs);
 	}
+}
+
+/* p and r, deprecated, still parse, marked for the option's warning. */
+static void test_short_actions(void)
+{
+	struct bpf_pause_specs specs = { 0 };
+
+	if (!parse_good("kprobe:r:f,uretprobe:p:/bin/x:f,tp:pause:a:b", &specs))
+		return;
+	CHECK(specs.nr == 3 && !specs.specs[0].pause && specs.specs[0].short_action &&
+	      specs.specs[1].pause && specs.specs[1].short_action &&
+	      specs.specs[2].pause && !specs.specs[2].short_action, "p and r");
+	bpf_pause_specs__exit(&specs);
 }
 
 static void test_bad(void)
@@ -223,7 +238,7 @@ static void test_bad(void)
 		char err[256] = "";
 
 		/* A good spec first: a failing list must leave it alone. */
-		CHECK(!bpf_pause_specs__parse(&specs, "kprobe:p:f", err, sizeof(err)), "setup");
+		CHECK(!bpf_pause_specs__parse(&specs, "kprobe:pause:f", err, sizeof(err)), "setup");
 		CHECK(bpf_pause_specs__parse(&specs, bad[i].str, err, sizeof(err)) == -1,
 		      "'%s' accepted", bad[i].str);
 		CHECK(specs.nr == 1, "'%s': %d specs left, want 1", bad[i].str, specs.nr);
@@ -268,9 +283,9 @@ static void test_limit(void)
 	int i, ret = 0;
 
 	for (i = 0; i < BPF_PAUSE_MAX_SPECS && !ret; i++)
-		ret = bpf_pause_specs__parse(&specs, "tp:p:a:b", err, sizeof(err));
+		ret = bpf_pause_specs__parse(&specs, "tp:pause:a:b", err, sizeof(err));
 	CHECK(!ret && specs.nr == BPF_PAUSE_MAX_SPECS, "limit: %d specs", specs.nr);
-	CHECK(bpf_pause_specs__parse(&specs, "tp:p:a:b", err, sizeof(err)) == -1 &&
+	CHECK(bpf_pause_specs__parse(&specs, "tp:pause:a:b", err, sizeof(err)) == -1 &&
 	      strstr(err, "more than"), "limit not enforced: %s", err);
 	bpf_pause_specs__exit(&specs);
 }
@@ -301,13 +316,13 @@ static void test_frame(void)
 		const char *str;
 		bool frame[2];
 	} frames[] = {
-		{ "uprobe:r:x:f,uretprobe:p:x:f", { true, true } },
-		{ "uretprobe:p:x:f,uprobe:r:x:f", { true, true } },
-		{ "uprobe:r:x:f,uretprobe:p:x:g", { false, false } },
-		{ "uprobe:r:x:f,uretprobe:p:y:f", { false, false } },
-		{ "uprobe:p:x:f,uretprobe:r:x:f", { false, false } },
-		{ "uprobe:r:x:f+4,uretprobe:p:x:f", { false, false } },
-		{ "uprobe:r:x:f,tp:p:a:b", { false, false } },
+		{ "uprobe:resume:x:f,uretprobe:pause:x:f", { true, true } },
+		{ "uretprobe:pause:x:f,uprobe:resume:x:f", { true, true } },
+		{ "uprobe:resume:x:f,uretprobe:pause:x:g", { false, false } },
+		{ "uprobe:resume:x:f,uretprobe:pause:y:f", { false, false } },
+		{ "uprobe:pause:x:f,uretprobe:resume:x:f", { false, false } },
+		{ "uprobe:resume:x:f+4,uretprobe:pause:x:f", { false, false } },
+		{ "uprobe:resume:x:f,tp:pause:a:b", { false, false } },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(frames); i++) {
@@ -384,56 +399,56 @@ static void test_preds(void)
 		unsigned long long max, timeout;
 		const char *kinds;	/* C(mp) A(nd) O(r) N(ot), in order */
 	} good_preds[] = {
-		{ "kprobe:r:vfs_read{arg3 > 1048576}", 1, 0, 0, 0, "C" },
-		{ "kretprobe:r:vfs_read{retval < 0 || retval >= 0x100000}", 3, 0, 0, 0, "CCO" },
-		{ "tp:r:a:b{ret == -1 && flags & 0x800}", 3, 0, 0, 0, "CCA" },
-		{ "tp:r:a:b{!(ret == 1) && (comm == \"dd\" || comm != 'a,b')}", 6, 0, 0, 0,
+		{ "kprobe:resume:vfs_read{arg3 > 1048576}", 1, 0, 0, 0, "C" },
+		{ "kretprobe:resume:vfs_read{retval < 0 || retval >= 0x100000}", 3, 0, 0, 0, "CCO" },
+		{ "tp:resume:a:b{ret == -1 && flags & 0x800}", 3, 0, 0, 0, "CCA" },
+		{ "tp:resume:a:b{!(ret == 1) && (comm == \"dd\" || comm != 'a,b')}", 6, 0, 0, 0,
 		  "CNCCOA" },
-		{ "uprobe:r:/bin/x:f{arg1 == 2; every=3; max=5; timeout=2ms}", 1, 3, 5, 2000000,
+		{ "uprobe:resume:/bin/x:f{arg1 == 2; every=3; max=5; timeout=2ms}", 1, 3, 5, 2000000,
 		  "C" },
-		{ "tp:r:a:b{every=100}", 0, 100, 0, 0, "" },
-		{ "tp:r:a:b{hit > 100 && hit <= 200}", 3, 0, 0, 0, "CCA" },
-		{ "tp:r:a:b{pid == 0}", 1, 0, 0, 0, "C" },	/* the field, not the pid */
-		{ "tp:r:a:b{tid != 1 && cgroup == /system.slice}", 3, 0, 0, 0, "CCA" },
-		{ "tp:r:a:b{timeout=10}", 0, 0, 0, 10, "" },
-		{ "tp:r:a:b{max=1;}", 0, 0, 1, 0, "" },
+		{ "tp:resume:a:b{every=100}", 0, 100, 0, 0, "" },
+		{ "tp:resume:a:b{hit > 100 && hit <= 200}", 3, 0, 0, 0, "CCA" },
+		{ "tp:resume:a:b{pid == 0}", 1, 0, 0, 0, "C" },	/* the field, not the pid */
+		{ "tp:resume:a:b{tid != 1 && cgroup == /system.slice}", 3, 0, 0, 0, "CCA" },
+		{ "tp:resume:a:b{timeout=10}", 0, 0, 0, 10, "" },
+		{ "tp:resume:a:b{max=1;}", 0, 0, 1, 0, "" },
 	};
 	static const struct {
 		const char *str;
 		const char *words[2];
 	} bad_preds[] = {
-		{ "kprobe:r:f{retval > 0}", { "'retval' is for kretprobe and uretprobe" } },
-		{ "kretprobe:r:f{arg1 > 0}", { "'arg1' is for kprobe and uprobe" } },
-		{ "kprobe:r:f{arg7 > 0}", { "unknown term 'arg7'", "arg1..arg6" } },
-		{ "tp:r:a:b{size > 0}", { "unknown term 'size'", "a:b has no such field" } },
-		{ "tp:r:a:b{filename == 1}", { "field 'filename' is not an integer" } },
-		{ "tp:r:a:b{ret = 1}", { "unknown setting 'ret'", "a comparison takes ==" } },
-		{ "tp:r:a:b{ret => 1}", { "expected ==, !=" } },
-		{ "tp:r:a:b{ret == }", { "expected a value after 'ret'" } },
-		{ "tp:r:a:b{ret == x1}", { "bad value 'x1'" } },
-		{ "tp:r:a:b{ret == \"x\"}", { "compares numbers, not the string" } },
-		{ "tp:r:a:b{comm > \"dd\"}", { "comm takes == or !=" } },
-		{ "tp:r:a:b{comm == \"0123456789abcdef\"}", { "longer than a thread name" } },
-		{ "tp:r:a:b{cgroup == /nope}", { "cgroup '/nope' not found" } },
-		{ "tp:r:a:b{cgroup < /}", { "cgroup takes == or !=" } },
-		{ "tp:r:a:b{(ret == 1}", { "expected ')'" } },
-		{ "tp:r:a:b{ret == 1 ret == 2}", { "unexpected 'ret == 2'", "&& or ||" } },
-		{ "tp:r:a:b{ret == 1; ret == 2}", { "a second filter" } },
-		{ "tp:r:a:b{every=0}", { "bad every '0'" } },
-		{ "tp:r:a:b{max=-1}", { "bad max '-1'" } },
-		{ "tp:r:a:b{timeout=5m}", { "bad timeout '5m'" } },
-		{ "tp:r:a:b{timeout=0}", { "bad timeout '0'" } },
-		{ "tp:r:a:b{often=2}", { "unknown setting 'often'" } },
-		{ "tp:r:a:b{}", { "empty" } },
-		{ "tp:r:a:b{;max=2}", { "empty" } },
-		{ "tp:r:a:b{comm == \"dd}", { "unterminated string" } },
-		{ "tp:r:a:b{&& ret == 1}", { "expected a term" } },
-		{ "tp:r:a:b{'ret' == 1}", { "expected a term at ''ret' == 1'" } },
-		{ "tp:r:a:b{flags == -1}", { "'flags' is unsigned: -1 is never it" } },
-		{ "tp:r:a:b{hit > -1}", { "'hit' is unsigned" } },
-		{ "tp:r:a:b{common_pid == 1}", { "common fields are not readable from BPF" } },
-		{ "kprobe:r:f{arg1:i32 > 0}", { "unknown type 'i32'" } },
-		{ "kretprobe:r:f{retval:s32: < 0}", { "unknown type 's32:'" } },
+		{ "kprobe:resume:f{retval > 0}", { "'retval' is for kretprobe and uretprobe" } },
+		{ "kretprobe:resume:f{arg1 > 0}", { "'arg1' is for kprobe and uprobe" } },
+		{ "kprobe:resume:f{arg7 > 0}", { "unknown term 'arg7'", "arg1..arg6" } },
+		{ "tp:resume:a:b{size > 0}", { "unknown term 'size'", "a:b has no such field" } },
+		{ "tp:resume:a:b{filename == 1}", { "field 'filename' is not an integer" } },
+		{ "tp:resume:a:b{ret = 1}", { "unknown setting 'ret'", "a comparison takes ==" } },
+		{ "tp:resume:a:b{ret => 1}", { "expected ==, !=" } },
+		{ "tp:resume:a:b{ret == }", { "expected a value after 'ret'" } },
+		{ "tp:resume:a:b{ret == x1}", { "bad value 'x1'" } },
+		{ "tp:resume:a:b{ret == \"x\"}", { "compares numbers, not the string" } },
+		{ "tp:resume:a:b{comm > \"dd\"}", { "comm takes == or !=" } },
+		{ "tp:resume:a:b{comm == \"0123456789abcdef\"}", { "longer than a thread name" } },
+		{ "tp:resume:a:b{cgroup == /nope}", { "cgroup '/nope' not found" } },
+		{ "tp:resume:a:b{cgroup < /}", { "cgroup takes == or !=" } },
+		{ "tp:resume:a:b{(ret == 1}", { "expected ')'" } },
+		{ "tp:resume:a:b{ret == 1 ret == 2}", { "unexpected 'ret == 2'", "&& or ||" } },
+		{ "tp:resume:a:b{ret == 1; ret == 2}", { "a second filter" } },
+		{ "tp:resume:a:b{every=0}", { "bad every '0'" } },
+		{ "tp:resume:a:b{max=-1}", { "bad max '-1'" } },
+		{ "tp:resume:a:b{timeout=5m}", { "bad timeout '5m'" } },
+		{ "tp:resume:a:b{timeout=0}", { "bad timeout '0'" } },
+		{ "tp:resume:a:b{often=2}", { "unknown setting 'often'" } },
+		{ "tp:resume:a:b{}", { "empty" } },
+		{ "tp:resume:a:b{;max=2}", { "empty" } },
+		{ "tp:resume:a:b{comm == \"dd}", { "unterminated string" } },
+		{ "tp:resume:a:b{&& ret == 1}", { "expected a term" } },
+		{ "tp:resume:a:b{'ret' == 1}", { "expected a term at ''ret' == 1'" } },
+		{ "tp:resume:a:b{flags == -1}", { "'flags' is unsigned: -1 is never it" } },
+		{ "tp:resume:a:b{hit > -1}", { "'hit' is unsigned" } },
+		{ "tp:resume:a:b{common_pid == 1}", { "common fields are not readable from BPF" } },
+		{ "kprobe:resume:f{arg1:i32 > 0}", { "unknown type 'i32'" } },
+		{ "kretprobe:resume:f{retval:s32: < 0}", { "unknown type 's32:'" } },
 	};
 	struct pause_pred pred;
 	char err[512];
@@ -457,29 +472,29 @@ static void test_preds(void)
 			      good_preds[i].str, j, "CAON"[pred.insn[j].kind], k[j]);
 	}
 	/* What the comparisons hold. */
-	CHECK(!compile("tp:r:a:b{ret == -1 && flags & 0x800}", &pred, err, sizeof(err)) &&
+	CHECK(!compile("tp:resume:a:b{ret == -1 && flags & 0x800}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].term == PAUSE_TERM_FIELD && pred.insn[0].index == 16 &&
 	      pred.insn[0].size == 8 && pred.insn[0].is_signed &&
 	      pred.insn[0].value == (__u64)-1 && pred.insn[1].op == PAUSE_OP_AND &&
 	      pred.insn[1].index == 24 && pred.insn[1].size == 4 && !pred.insn[1].is_signed,
 	      "fields: %s", err);
-	CHECK(!compile("kprobe:r:f{arg3 >= 7}", &pred, err, sizeof(err)) &&
+	CHECK(!compile("kprobe:resume:f{arg3 >= 7}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].term == PAUSE_TERM_ARG && pred.insn[0].index == 2 &&
 	      pred.insn[0].size == 8 && pred.insn[0].is_signed &&
 	      pred.insn[0].op == PAUSE_OP_GE && pred.insn[0].value == 7, "arg3: %s", err);
-	CHECK(!compile("tp:r:a:b{comm == \"kworker/0:1H-k\"}", &pred, err, sizeof(err)) &&
+	CHECK(!compile("tp:resume:a:b{comm == \"kworker/0:1H-k\"}", &pred, err, sizeof(err)) &&
 	      !memcmp(&pred.insn[0].value, "kworker/", 8) &&
 	      !memcmp(&pred.insn[0].value2, "0:1H-k\0\0", 8), "comm: %s", err);
-	CHECK(!compile("kretprobe:r:f{retval < 0}", &pred, err, sizeof(err)) &&
+	CHECK(!compile("kretprobe:resume:f{retval < 0}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].index == 0 &&
 	      pred.insn[0].value == (__u64)0 && pred.insn[0].op == PAUSE_OP_LT, "retval: %s", err);
-	CHECK(!compile("kretprobe:r:f{retval:s32 < 0 && retval:u8 == 254}", &pred, err,
+	CHECK(!compile("kretprobe:resume:f{retval:s32 < 0 && retval:u8 == 254}", &pred, err,
 		       sizeof(err)) &&
 	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].size == 4 && pred.insn[0].is_signed &&
 	      pred.insn[1].size == 1 && !pred.insn[1].is_signed, "retval:s32: %s", err);
-	CHECK(!compile("tp:r:a:b{cgroup != /system.slice}", &pred, err, sizeof(err)) &&
+	CHECK(!compile("tp:resume:a:b{cgroup != /system.slice}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].value == 42 && pred.insn[0].op == PAUSE_OP_NE, "cgroup: %s", err);
-	CHECK(!compile("tp:r:a:b", &pred, err, sizeof(err)) && !pred.nr && !pred.every,
+	CHECK(!compile("tp:resume:a:b", &pred, err, sizeof(err)) && !pred.nr && !pred.every,
 	      "no predicate: %s", err);
 
 	for (size_t i = 0; i < ARRAY_SIZE(bad_preds); i++) {
@@ -498,6 +513,7 @@ static int test__bpf_pause_spec(struct test_suite *test __maybe_unused,
 {
 	failures = 0;
 	test_good();
+	test_short_actions();
 	test_offsets();
 	test_bad();
 	test_switch();

@@ -48,6 +48,14 @@ int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset)
 		return -1;
 	}
 	set_option(bp, opt, first);
+	for (int i = first; i < bp->specs.nr; i++) {
+		const struct bpf_pause_spec *spec = &bp->specs.specs[i];
+
+		if (spec->short_action)
+			pr_warning("--%s: '%s': write '%s' for '%c' (p and r read as ftrace's probe and return probe, and will go)\n",
+				   opt->long_name, spec->text, spec->pause ? "pause" : "resume",
+				   spec->pause ? 'p' : 'r');
+	}
 	return 0;
 }
 

@@ -41,12 +41,12 @@ static const struct {
 	const char	*usage;
 	const char	*operand[MAX_OPERANDS];
 } probe_operands[BPF_PAUSE_PROBE__MAX] = {
-	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{p|r}:FUNC[+OFFSET]", { "FUNC" } },
-	[BPF_PAUSE_PROBE__KRETPROBE]	= { "kretprobe:{p|r}:FUNC", { "FUNC" } },
-	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{p|r}:EXE:FUNC[+OFFSET]", { "EXE", "FUNC" } },
-	[BPF_PAUSE_PROBE__URETPROBE]	= { "uretprobe:{p|r}:EXE:FUNC", { "EXE", "FUNC" } },
-	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{p|r}:CATEGORY:NAME", { "CATEGORY", "NAME" } },
-	[BPF_PAUSE_PROBE__SDT]		= { "sdt:{p|r}:EXE:PROVIDER:NAME",
+	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{pause|resume}:FUNC[+OFFSET]", { "FUNC" } },
+	[BPF_PAUSE_PROBE__KRETPROBE]	= { "kretprobe:{pause|resume}:FUNC", { "FUNC" } },
+	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{pause|resume}:EXE:FUNC[+OFFSET]", { "EXE", "FUNC" } },
+	[BPF_PAUSE_PROBE__URETPROBE]	= { "uretprobe:{pause|resume}:EXE:FUNC", { "EXE", "FUNC" } },
+	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{pause|resume}:CATEGORY:NAME", { "CATEGORY", "NAME" } },
+	[BPF_PAUSE_PROBE__SDT]		= { "sdt:{pause|resume}:EXE:PROVIDER:NAME",
 					    { "EXE", "PROVIDER", "NAME" } },
 };
 
@@ -353,9 +353,13 @@ static int parse_one(struct bpf_pause_spec *spec, const char *text,
 			text, field[0]);
 		goto out;
 	}
-	if (nr < 2 || (strcmp(field[1], "p") && strcmp(field[1], "r"))) {
+	/* p and r, the first spellings, read as ftrace's probe and return probe. */
+	if (nr >= 2 && (!strcmp(field[1], "p") || !strcmp(field[1], "r")))
+		spec->short_action = true;
+	if (nr < 2 || (!spec->short_action && strcmp(field[1], "pause") &&
+		       strcmp(field[1], "resume"))) {
 		set_err(err, errlen,
-			"'%s': %s action%s%s%s (expected p to pause or r to resume: %s)",
+			"'%s': %s action%s%s%s (expected pause or resume: %s)",
 			text, nr < 2 ? "missing" : "bad", nr < 2 ? "" : " '",
 			nr < 2 ? "" : field[1], nr < 2 ? "" : "'",
 			probe_operands[spec->probe].usage);

@@ -24,6 +24,7 @@ enum bpf_pause_probe {
 struct bpf_pause_spec {
 	enum bpf_pause_probe	probe;
 	bool			pause;
+	bool			short_action;	/* spelled p or r: deprecated */
 	char			*exe;		/* uprobes, SDT markers: binary, as given */
 	char			*func;		/* k/uprobes: symbol */
 	unsigned long		offset;		/* k/uprobes: FUNC+OFFSET, bytes into it */
@@ -44,10 +45,11 @@ struct bpf_pause_specs {
 
 /*
  * Append the comma-separated SPECs of @str, each one of
- *   kprobe:{p|r}:FUNC          kretprobe:{p|r}:FUNC
- *   uprobe:{p|r}:EXE:FUNC      uretprobe:{p|r}:EXE:FUNC
- *   tp:{p|r}:CATEGORY:NAME     tracepoint:{p|r}:CATEGORY:NAME
- *   sdt:{p|r}:EXE:PROVIDER:NAME (usdt: the same)
+ *   kprobe:ACTION:FUNC          kretprobe:ACTION:FUNC
+ *   uprobe:ACTION:EXE:FUNC      uretprobe:ACTION:EXE:FUNC
+ *   tp:ACTION:CATEGORY:NAME     tracepoint:ACTION:CATEGORY:NAME
+ *   sdt:ACTION:EXE:PROVIDER:NAME (usdt: the same)
+ * ACTION pause or resume (p and r, deprecated, set short_action),
  * each optionally followed by {PREDICATE} (see bpf_pause_pred.h), where
  * commas do not separate specs.
  * Returns 0, or -1 with one line naming the spec and the token in @err.

@@ -60,38 +60,38 @@ for cmd in record stat; do
   expect_error "unknown trigger type 'kprob'" ${cmd} -e task-clock --bpf-pause=kprob:p:vfs_read
   expect_error "bad action 'x'" ${cmd} -e task-clock --bpf-pause=kprobe:x:vfs_read
   expect_error "missing FUNC" ${cmd} -e task-clock --bpf-pause=kprobe:p
-  expect_error "missing EXE" ${cmd} -e task-clock --bpf-pause=uprobe:p::main
-  expect_error "missing NAME" ${cmd} -e task-clock --bpf-pause=tp:p:syscalls
+  expect_error "missing EXE" ${cmd} -e task-clock --bpf-pause=uprobe:pause::main
+  expect_error "missing NAME" ${cmd} -e task-clock --bpf-pause=tp:pause:syscalls
   expect_error "kernel function 'no_such_function_xyz' not found" \
-    ${cmd} -e task-clock --bpf-pause=kprobe:p:no_such_function_xyz
+    ${cmd} -e task-clock --bpf-pause=kprobe:pause:no_such_function_xyz
   expect_error "symbol 'no_such_symbol_xyz' not found in ${pw_perf}" \
-    ${cmd} -e task-clock --bpf-pause=uprobe:p:"${pw_perf}":no_such_symbol_xyz
+    ${cmd} -e task-clock --bpf-pause=uprobe:pause:"${pw_perf}":no_such_symbol_xyz
   expect_error "EXE './no/such/exe' not found" \
-    ${cmd} -e task-clock --bpf-pause=uprobe:p:./no/such/exe:main
+    ${cmd} -e task-clock --bpf-pause=uprobe:pause:./no/such/exe:main
   # Messages name the option as typed.
   expect_error "--switch-on: 'kprobe:no_such_function_xyz'" \
     ${cmd} -e task-clock --switch-on=kprobe:no_such_function_xyz
-  expect_error "--bpf-aux-pause: 'kprobe:p:no_such_function_xyz'" \
-    ${cmd} -e task-clock --bpf-aux-pause=kprobe:p:no_such_function_xyz
+  expect_error "--bpf-aux-pause: 'kprobe:pause:no_such_function_xyz'" \
+    ${cmd} -e task-clock --bpf-aux-pause=kprobe:pause:no_such_function_xyz
   expect_error "no library 'libno_such_lib.so.1'" \
-    ${cmd} -e task-clock --bpf-pause=uprobe:p:libno_such_lib.so.1:f
+    ${cmd} -e task-clock --bpf-pause=uprobe:pause:libno_such_lib.so.1:f
   expect_error "--bpf-pause-workload: no trigger to restrict" \
     ${cmd} -a -e task-clock --bpf-pause-workload
   expect_error "--bpf-pause-workload: needs -a or -C and a workload" \
-    ${cmd} -e task-clock --bpf-pause-workload --bpf-pause=tp:p:syscalls:sys_enter_getpgid
+    ${cmd} -e task-clock --bpf-pause-workload --bpf-pause=tp:pause:syscalls:sys_enter_getpgid
   expect_error "tracepoint 'no_such:tracepoint' not found" \
-    ${cmd} -e task-clock --bpf-pause=tp:p:no_such:tracepoint
+    ${cmd} -e task-clock --bpf-pause=tp:pause:no_such:tracepoint
   expect_error "'cycles': not a tracepoint or probe" ${cmd} -e task-clock --switch-on=cycles
   expect_error "bad action 'bogus'" ${cmd} -e task-clock/action=bogus/
   expect_error "needs an event before it to act on" \
     ${cmd} -e syscalls:sys_enter_getppid/action=resume/
   # Predicates: the token at fault, in a one-line message.
   expect_error "unknown term 'size': syscalls:sys_exit_getppid has no such field" \
-    ${cmd} -e task-clock --bpf-pause='tp:r:syscalls:sys_exit_getppid{size > 0}'
+    ${cmd} -e task-clock --bpf-pause='tp:resume:syscalls:sys_exit_getppid{size > 0}'
   expect_error "'arg1' is for kprobe and uprobe triggers" \
-    ${cmd} -e task-clock --bpf-pause='kretprobe:r:vfs_read{arg1 > 0}'
+    ${cmd} -e task-clock --bpf-pause='kretprobe:resume:vfs_read{arg1 > 0}'
   expect_error "timeout= is for a trigger that opens windows" \
-    ${cmd} -e task-clock --bpf-pause='tp:p:syscalls:sys_enter_getpgid{timeout=1ms}'
+    ${cmd} -e task-clock --bpf-pause='tp:pause:syscalls:sys_enter_getpgid{timeout=1ms}'
   expect_error "bad value 'x1'" \
     ${cmd} -e task-clock --switch-on='syscalls:sys_exit_getppid{ret == x1}'
   # Terms on a whole {group}: only those that apply to any event.
@@ -139,12 +139,29 @@ else
   err=1
 fi
 
+# The first spellings of the actions, p and r, still work, with a warning
+# that names the spec and the word to write.
+echo "--- deprecated p and r"
+if perf stat -e task-clock --bpf-pause=tp:r:syscalls:sys_enter_getppid,tp:p:syscalls:sys_exit_getppid \
+    -o /dev/null -- true >"${log}" 2>&1; then
+  for want in "'tp:r:syscalls:sys_enter_getppid': write 'resume' for 'r'" \
+      "'tp:p:syscalls:sys_exit_getppid': write 'pause' for 'p'"; do
+    if grep -Fq "${want}" "${log}"; then
+      echo "ok: ${want}"
+    else
+      echo "FAIL: no warning: ${want}"; sed 's/^/    /' "${log}"; err=1
+    fi
+  done
+else
+  echo "FAIL: tp:r: and tp:p: specs no longer parse:"; sed 's/^/    /' "${log}"; err=1
+fi
+
 # A function name that two objects of perf each define (static): which one?
 dup=$(nm "${pw_perf}" 2>/dev/null | awk '$2 ~ /^[tT]$/ { print $3 }' | sort | uniq -d |
       grep -v '[.@]' | head -1)
 if [ -n "${dup}" ]; then
   expect_error "symbol '${dup}' is ambiguous" \
-    stat -e task-clock --bpf-pause=uprobe:p:"${pw_perf}":"${dup}"
+    stat -e task-clock --bpf-pause=uprobe:pause:"${pw_perf}":"${dup}"
 else
   echo "no function defined twice in perf: ambiguous symbol not tested"
 fi
@@ -189,7 +206,7 @@ fi
 if command -v setpriv >/dev/null; then
   runas=(setpriv --reuid=65534 --regid=65534 --clear-groups)
   expect_error "needs CAP_BPF and CAP_PERFMON, or root" \
-    stat --bpf-pause=tp:p:syscalls:sys_enter_getpgid -e task-clock:u
+    stat --bpf-pause=tp:pause:syscalls:sys_enter_getpgid -e task-clock:u
   runas=()
 else
   echo "no setpriv: privilege error not tested"

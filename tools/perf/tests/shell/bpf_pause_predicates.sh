@@ -54,12 +54,12 @@ check() {
 }
 
 fn="${pw_perf}:pause_window_inside"
-close=tp:p:syscalls:sys_enter_getpgid
+close=tp:pause:syscalls:sys_enter_getpgid
 
 # Arguments: pause_window_inside(r, level) runs at level 1.  The first
 # uprobe hit maps the uprobe XOL page: one fault, inside the window.
-check "uprobe arg2 == 1" "${rounds}" 1 "uprobe:r:${fn}{arg2 == 1},uretprobe:p:${fn}"
-check "uprobe arg2 == 2" 0 0 "uprobe:r:${fn}{arg2 == 2},uretprobe:p:${fn}"
+check "uprobe arg2 == 1" "${rounds}" 1 "uprobe:resume:${fn}{arg2 == 1},uretprobe:pause:${fn}"
+check "uprobe arg2 == 2" 0 0 "uprobe:resume:${fn}{arg2 == 2},uretprobe:pause:${fn}"
 # Recursion: pause_window_inside(r, 3) calls itself at levels 2 and 1,
 # each level faulting its third of the pages (11, 11, 10) after its inner
 # call returned.  A close pairs with its own open, innermost first:
@@ -69,7 +69,7 @@ for lv in "1 10" "2 21"; do
   read -r level pages <<< "${lv}"
   echo "--- nested calls, arg2 == ${level}"
   perf stat -x, -o "${out}" -e "${ev}" \
-    --bpf-pause="uprobe:r:${fn}{arg2 == ${level}},uretprobe:p:${fn}" \
+    --bpf-pause="uprobe:resume:${fn}{arg2 == ${level}},uretprobe:pause:${fn}" \
     -- perf test -w pause_window "${rounds}" 0 0 nested
   pw_in_range "nested, arg2 == ${level}: page-faults" "$(pw_value "${out}" page-faults)" \
     $((rounds * pages)) $((rounds * pages + 1)) || err=1
@@ -79,23 +79,23 @@ for lv in "1 10" "2 21"; do
     "$(pw_window_stat "${out}" unbalanced)" 0 0 || err=1
 done
 # Return values: getppid() returns the workload's parent, above 0.
-check "kretprobe retval > 0" "${rounds}" 0 "kretprobe:r:$(pw_sys getppid){retval > 0},${close}"
-check "kretprobe retval < 0" 0 0 "kretprobe:r:$(pw_sys getppid){retval < 0},${close}"
+check "kretprobe retval > 0" "${rounds}" 0 "kretprobe:resume:$(pw_sys getppid){retval > 0},${close}"
+check "kretprobe retval < 0" 0 0 "kretprobe:resume:$(pw_sys getppid){retval < 0},${close}"
 check "kretprobe retval:s32 > 0" "${rounds}" 0 \
-  "kretprobe:r:$(pw_sys getppid){retval:s32 > 0 && retval:u8 != 0 || retval:u8 == 0},${close}"
+  "kretprobe:resume:$(pw_sys getppid){retval:s32 > 0 && retval:u8 != 0 || retval:u8 == 0},${close}"
 # Tracepoint fields by name; 'pid' is sys_enter_getpgid's field, 0 here.
-check "field ret > 0" "${rounds}" 0 "tp:r:syscalls:sys_exit_getppid{ret > 0},${close}"
-check "field ret < 0" 0 0 "tp:r:syscalls:sys_exit_getppid{ret < 0},${close}"
+check "field ret > 0" "${rounds}" 0 "tp:resume:syscalls:sys_exit_getppid{ret > 0},${close}"
+check "field ret < 0" 0 0 "tp:resume:syscalls:sys_exit_getppid{ret < 0},${close}"
 check "field pid == 0 on the close" "${rounds}" 0 \
-  "tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid{pid == 0}"
+  "tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid{pid == 0}"
 # Who hits the trigger.
-check "comm == perf" "${rounds}" 0 "tp:r:syscalls:sys_exit_getppid{comm == \"perf\"},${close}"
-check "comm != perf" 0 0 "tp:r:syscalls:sys_exit_getppid{comm != perf},${close}"
+check "comm == perf" "${rounds}" 0 "tp:resume:syscalls:sys_exit_getppid{comm == \"perf\"},${close}"
+check "comm != perf" 0 0 "tp:resume:syscalls:sys_exit_getppid{comm != perf},${close}"
 check "pid and tid" "${rounds}" 0 \
-  "tp:r:syscalls:sys_exit_getppid{pid > 1 && !(tid == 1 || tid == 2)},${close}"
-check "tid == 1" 0 0 "tp:r:syscalls:sys_exit_getppid{tid == 1},${close}"
+  "tp:resume:syscalls:sys_exit_getppid{pid > 1 && !(tid == 1 || tid == 2)},${close}"
+check "tid == 1" 0 0 "tp:resume:syscalls:sys_exit_getppid{tid == 1},${close}"
 # Which hits: the 6th to 8th, the 3rd to 5th, every 2nd or 3rd, the first 3.
-tp=tp:r:syscalls:sys_exit_getppid
+tp=tp:resume:syscalls:sys_exit_getppid
 check "hit > 5" 3 0 "${tp}{hit > 5},${close}"
 check "hit >= 3 && hit <= 5" 3 0 "${tp}{hit >= 3 && hit <= 5},${close}"
 check "every=2" 4 0 "${tp}{every=2},${close}"

@@ -116,9 +116,9 @@ if [ -n "${addr}" ] && command -v objdump >/dev/null; then
 fi
 if [ -n "${second}" ]; then
   off=$((0x${second// /} - 0x${addr}))
-  open_at="uprobe:r:${pw_perf}:pause_window_inside+${off}"
+  open_at="uprobe:resume:${pw_perf}:pause_window_inside+${off}"
   check "uprobe pause_window_inside+${off}" 1 yes -e "${ev}" \
-    --bpf-pause="${open_at},uretprobe:p:${pw_perf}:pause_window_inside"
+    --bpf-pause="${open_at},uretprobe:pause:${pw_perf}:pause_window_inside"
 else
   echo "note: no nm/objdump or no symbol: FUNC+OFFSET not tested"
 fi
@@ -128,7 +128,7 @@ fi
 # each (getppid, getpgid).
 echo "--- uprobes in libc.so.6"
 perf stat -x, -o "${out}" -e page-faults/action=start-paused/ \
-  --bpf-pause=uprobe:r:libc.so.6:syscall,uretprobe:p:libc.so.6:syscall -- \
+  --bpf-pause=uprobe:resume:libc.so.6:syscall,uretprobe:pause:libc.so.6:syscall -- \
   perf test -w pause_window "${rounds}"
 pw_in_range "libc.so.6:syscall windows" "$(pw_windows "${out}")" \
   $((2 * rounds + 1)) $((2 * rounds + 1)) || err=1
@@ -150,7 +150,7 @@ if [ -n "${py}" ] && command -v readelf >/dev/null &&
     perf stat -x, -o "${out}" "$@" -- \
       python3 -c "import gc, os; gc.disable(); [gc.collect() for _ in range(${n})]; os._exit(0)"
   }
-  gc_sdt=("--bpf-pause=sdt:r:python3:python:gc__start,sdt:p:python3:python:gc__done")
+  gc_sdt=("--bpf-pause=sdt:resume:python3:python:gc__start,sdt:pause:python3:python:gc__done")
   echo "--- SDT markers (python3 python:gc__start, gc__done)"
   gc_windows 10 -e page-faults/action=start-paused/ "${gc_sdt[@]}"
   w10=$(pw_windows "${out}")

@@ -8,8 +8,8 @@
 PW_PAGES=32	# page faults in each window
 PW_SLEEPS=4	# sleeps, so context switches, in each window
 pw_perf=$(command -v perf)	# the perf under test; also the uprobe EXE
-pw_uprobes="uprobe:r:${pw_perf}:pause_window_inside,uretprobe:p:${pw_perf}:pause_window_inside"
-pw_tps="tp:r:syscalls:sys_exit_getppid,tp:p:syscalls:sys_enter_getpgid"
+pw_uprobes="uprobe:resume:${pw_perf}:pause_window_inside,uretprobe:pause:${pw_perf}:pause_window_inside"
+pw_tps="tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid"
 # The kernel function behind syscall NAME on this architecture.
 pw_sys() {
   case $(uname -m) in
@@ -18,7 +18,7 @@ pw_sys() {
   *) echo "sys_$1" ;;
   esac
 }
-pw_kprobes="kretprobe:r:$(pw_sys getppid),kprobe:p:$(pw_sys getpgid)"
+pw_kprobes="kretprobe:resume:$(pw_sys getppid),kprobe:pause:$(pw_sys getpgid)"
 
 # pw_example_obj NAME: --bpf-pause-obj's example object NAME.bpf.o, built
 # with perf (next to it) or installed in its exec path; empty if neither.
