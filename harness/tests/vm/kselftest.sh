@@ -12,12 +12,12 @@ out=/tmp/kselftest.$$.tap
 "$bin" "$@" >$out 2>&1
 rc=$?
 cat $out
-planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' $out | head -1)
-seen=0
-why=
 # A case's children may write to the same stdout (remove_on_exec's write
 # binary bytes before a line of the harness): skip what precedes it.
-tr -d '\000' <$out | sed 's/^[^[:alnum:]#]*//' >$out.tap
+tr -d '\000' <$out | sed 's/^[^[:alnum:][:space:]#]*//' >$out.tap
+planned=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' $out.tap | head -1)
+seen=0
+why=
 while IFS= read -r line; do
 	case "$line" in
 	"#  RUN "*|"# Starting "*|"#   "*) ;;

@@ -77,6 +77,7 @@ static const struct bad bad[] = {
 	{ "kprobe:Pause:f", { "bad action 'Pause'" } },
 	{ "kprobe:pa:f", { "bad action 'pa'" } },
 	{ "kprobe", { "missing action" } },
+	{ "kprobe::f", { "missing action" } },
 	{ "kprobe:p", { "missing FUNC", "kprobe:{pause|resume}:FUNC" } },
 	{ "kprobe:pause:", { "missing FUNC" } },
 	{ "kprobe:pause:a:b", { "unexpected ':b' after FUNC" } },

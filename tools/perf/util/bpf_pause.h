@@ -96,7 +96,7 @@ struct bpf_pause {
 #define BPF_PAUSE_CLOSE_EVENT	"window-close"
 
 #define BPF_PAUSE_SPEC_HELP \
-	"Pause (p) and resume (r) the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{pause|resume}:[EXE:]FUNC, tp:{pause|resume}:CATEGORY:NAME, sdt:{pause|resume}:EXE:PROVIDER:NAME, each optionally followed by {FILTER; every=N; max=N; timeout=T}"
+	"Pause and resume the events in the kernel from BPF triggers: {k|kret|u|uret}probe:{pause|resume}:[EXE:]FUNC, tp:{pause|resume}:CATEGORY:NAME, sdt:{pause|resume}:EXE:PROVIDER:NAME, each optionally followed by {FILTER; every=N; max=N; timeout=T}"
 #define BPF_PAUSE_WORKLOAD_HELP \
 	"With -a or -C, only the workload and the processes it forks open windows (default: any thread hitting a trigger)"
 #define BPF_PAUSE_OBJ_HELP \

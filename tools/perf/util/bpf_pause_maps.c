@@ -365,24 +365,22 @@ static_assert(BPF_PAUSE_MAX_SPECS == 64, "pause_window.bpf.c sizes preds for 64 
 /*
  * SPEC{...}: a field of a tracepoint's record, as libtraceevent parses
  * its format (size 0 if not an integer); -2 for a kprobe or uprobe trace
- * event, whose program sees registers, -3 for a common field.
+ * event, whose program sees registers, -3 for a common field, -4 if perf
+ * has no libtraceevent to read formats with.
  */
+#ifdef HAVE_LIBTRACEEVENT
 static int pred_field(void *arg, const char *name, unsigned int *offset,
 		      unsigned int *size, bool *is_signed)
 {
-	const struct bpf_pause_spec *spec = arg;
-#ifdef HAVE_LIBTRACEEVENT
 	/* Strings, arrays and pointers are not numbers to compare. */
 	const unsigned long not_integer = TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_POINTER |
-					  TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC |
-					  TEP_FIELD_IS_RELATIVE;
+					  TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC;
+	const struct bpf_pause_spec *spec = arg;
 	struct tep_format_field *field;
 	struct tep_event *tp;
-#endif
 
 	if (bpf_pause__trace_event_is_probe(spec->category, spec->name))
 		return -2;
-#ifdef HAVE_LIBTRACEEVENT
 	tp = trace_event__tp_format(spec->category, spec->name);
 	if (IS_ERR_OR_NULL(tp))
 		return -1;
@@ -393,15 +391,21 @@ static int pred_field(void *arg, const char *name, unsigned int *offset,
 	if (!field)
 		return -1;
 	*offset = field->offset;
-	*size = field->flags & not_integer ? 0 : field->size;
+	*size = (field->flags & not_integer) || tep_field_is_relative(field->flags) ?
+		0 : field->size;
 	*is_signed = field->flags & TEP_FIELD_IS_SIGNED;
 	return 0;
-#else
-	pr_err("--%s: '%s': perf was built without libtraceevent, which reads the fields of tracepoints\n",
-	       spec->option, spec->text);
-	return -1;
-#endif
 }
+#else
+static int pred_field(void *arg, const char *name __maybe_unused,
+		      unsigned int *offset __maybe_unused, unsigned int *size __maybe_unused,
+		      bool *is_signed __maybe_unused)
+{
+	const struct bpf_pause_spec *spec = arg;
+
+	return bpf_pause__trace_event_is_probe(spec->category, spec->name) ? -2 : -4;
+}
+#endif
 
 /* pause_window.bpf.c reads the registers of these (perf's vmlinux.h). */
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -457,6 +461,7 @@ int bpf_pause__compile_preds(struct bpf_pause *bp, struct pause_window_bpf *skel
 	s->preds = calloc(bp->specs.nr ?: 1, sizeof(*s->preds));
 	if (!s->preds)
 		return -1;
+	skel->rodata->reads_regs = PAUSE_READS_REGS;
 	for (int i = 0; i < bp->specs.nr; i++) {
 		const struct bpf_pause_spec *spec = &bp->specs.specs[i];
 		struct bpf_pause_pred_env env = {

@@ -52,7 +52,7 @@ int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset)
 		const struct bpf_pause_spec *spec = &bp->specs.specs[i];
 
 		if (spec->short_action)
-			pr_warning("--%s: '%s': write '%s' for '%c' (p and r read as ftrace's probe and return probe, and will go)\n",
+			pr_warning("--%s: '%s': write '%s' for '%c' (p and r, which read as ftrace's probe and return probe, are deprecated)\n",
 				   opt->long_name, spec->text, spec->pause ? "pause" : "resume",
 				   spec->pause ? 'p' : 'r');
 	}

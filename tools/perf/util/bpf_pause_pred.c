@@ -161,6 +161,10 @@ static int set_field(struct pred_parser *p, const char *name, struct pause_pred_
 		p->probe_event = true;
 		return 1;
 	}
+	if (ret == -4)
+		return pred_err(p,
+				"'%s': perf was built without libtraceevent, which reads the fields of tracepoints",
+				name);
 	if (ret == -3)
 		return pred_err(p,
 				"'%s': the common fields are not readable from BPF (the kernel passes its registers there): use pid, tid or comm",

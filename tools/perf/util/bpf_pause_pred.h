@@ -22,7 +22,8 @@ struct bpf_pause_pred_env {
 	/*
 	 * A field of the tracepoint's record by name: 0 (@size 0: not an
 	 * integer), -1 if none, -2 if the spec is a k/uprobe trace event,
-	 * -3 for a common field, which BPF programs cannot read.
+	 * -3 for a common field, which BPF programs cannot read, -4 if the
+	 * fields cannot be known.
 	 */
 	int (*field)(void *arg, const char *name, unsigned int *offset,
 		     unsigned int *size, bool *is_signed);

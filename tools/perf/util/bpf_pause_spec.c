@@ -356,12 +356,14 @@ static int parse_one(struct bpf_pause_spec *spec, const char *text,
 	/* p and r, the first spellings, read as ftrace's probe and return probe. */
 	if (nr >= 2 && (!strcmp(field[1], "p") || !strcmp(field[1], "r")))
 		spec->short_action = true;
-	if (nr < 2 || (!spec->short_action && strcmp(field[1], "pause") &&
-		       strcmp(field[1], "resume"))) {
+	if (nr < 2 || !*field[1] ||
+	    (!spec->short_action && strcmp(field[1], "pause") && strcmp(field[1], "resume"))) {
+		bool missing = nr < 2 || !*field[1];
+
 		set_err(err, errlen,
 			"'%s': %s action%s%s%s (expected pause or resume: %s)",
-			text, nr < 2 ? "missing" : "bad", nr < 2 ? "" : " '",
-			nr < 2 ? "" : field[1], nr < 2 ? "" : "'",
+			text, missing ? "missing" : "bad", missing ? "" : " '",
+			missing ? "" : field[1], missing ? "" : "'",
 			probe_operands[spec->probe].usage);
 		goto out;
 	}

@@ -181,6 +181,11 @@ const volatile __u64 perf_ns_dev;	/* never opens windows */
 const volatile __u64 perf_ns_ino;
 const volatile bool perf_init_ns;	/* perf_tgid is the kernel's own number */
 const volatile bool has_preds;		/* a trigger has a predicate: preds */
+/*
+ * perf knows this architecture's registers (x86-64, arm64): without it
+ * pred_reg()'s CO-RE reads, which may not relocate (i386), are dead code.
+ */
+const volatile bool reads_regs;
 const volatile bool has_timeouts;	/* a trigger has a timeout: check deadlines */
 const volatile __u32 ret_addr_at;	/* enum pause_ret_addr */
 
@@ -799,6 +804,8 @@ static __u64 pred_reg(struct pt_regs *regs, struct pause_pred_insn *in)
 {
 	__u64 v;
 
+	if (!reads_regs)
+		return 0;
 	/* perf's vmlinux.h has the registers of these (perf refuses others). */
 #if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
 	if (in->term == PAUSE_TERM_RETVAL) {
