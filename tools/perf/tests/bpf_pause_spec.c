@@ -39,11 +39,14 @@ static const struct good good[] = {
 	  1, BPF_PAUSE_PROBE__TRACEPOINT, false, "syscalls", "sys_enter_getppid" },
 	{ "tracepoint:pause:sched:sched_switch",
 	  1, BPF_PAUSE_PROBE__TRACEPOINT, true, "sched", "sched_switch" },
-	{ "uprobe:resume:perf:f,uretprobe:pause:perf:f", 2, BPF_PAUSE_PROBE__UPROBE, false, "perf", "f" },
-	{ "tp:resume:a:b,tp:pause:a:c,kprobe:pause:x", 3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
+	{ "uprobe:resume:perf:f,uretprobe:pause:perf:f",
+	  2, BPF_PAUSE_PROBE__UPROBE, false, "perf", "f" },
+	{ "tp:resume:a:b,tp:pause:a:c,kprobe:pause:x",
+	  3, BPF_PAUSE_PROBE__TRACEPOINT, false, "a", "b" },
 	{ "kprobe:pause:vfs_read+0x10", 1, BPF_PAUSE_PROBE__KPROBE, true, "vfs_read", NULL },
 	{ "uprobe:resume:/bin/x:main+4", 1, BPF_PAUSE_PROBE__UPROBE, false, "/bin/x", "main" },
-	{ "sdt:resume:python3:python:gc__start", 1, BPF_PAUSE_PROBE__SDT, false, "python3", "python" },
+	{ "sdt:resume:python3:python:gc__start",
+	  1, BPF_PAUSE_PROBE__SDT, false, "python3", "python" },
 	{ "usdt:pause:libstdc++.so.6:libstdcxx:throw",
 	  1, BPF_PAUSE_PROBE__SDT, true, "libstdc++.so.6", "libstdcxx" },
 	{ "kprobe:resume:vfs_read{arg3 > 1048576},kretprobe:pause:vfs_read",
@@ -401,11 +404,13 @@ static void test_preds(void)
 		const char *kinds;	/* C(mp) A(nd) O(r) N(ot), in order */
 	} good_preds[] = {
 		{ "kprobe:resume:vfs_read{arg3 > 1048576}", 1, 0, 0, 0, "C" },
-		{ "kretprobe:resume:vfs_read{retval < 0 || retval >= 0x100000}", 3, 0, 0, 0, "CCO" },
+		{ "kretprobe:resume:vfs_read{retval < 0 || retval >= 0x100000}",
+		  3, 0, 0, 0, "CCO" },
 		{ "tp:resume:a:b{ret == -1 && flags & 0x800}", 3, 0, 0, 0, "CCA" },
 		{ "tp:resume:a:b{!(ret == 1) && (comm == \"dd\" || comm != 'a,b')}", 6, 0, 0, 0,
 		  "CNCCOA" },
-		{ "uprobe:resume:/bin/x:f{arg1 == 2; every=3; max=5; timeout=2ms}", 1, 3, 5, 2000000,
+		{ "uprobe:resume:/bin/x:f{arg1 == 2; every=3; max=5; timeout=2ms}",
+		  1, 3, 5, 2000000,
 		  "C" },
 		{ "tp:resume:a:b{every=100}", 0, 100, 0, 0, "" },
 		{ "tp:resume:a:b{hit > 100 && hit <= 200}", 3, 0, 0, 0, "CCA" },
@@ -491,7 +496,8 @@ static void test_preds(void)
 	      pred.insn[0].value == (__u64)0 && pred.insn[0].op == PAUSE_OP_LT, "retval: %s", err);
 	CHECK(!compile("kretprobe:resume:f{retval:s32 < 0 && retval:u8 == 254}", &pred, err,
 		       sizeof(err)) &&
-	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].size == 4 && pred.insn[0].is_signed &&
+	      pred.insn[0].term == PAUSE_TERM_RETVAL && pred.insn[0].size == 4 &&
+	      pred.insn[0].is_signed &&
 	      pred.insn[1].size == 1 && !pred.insn[1].is_signed, "retval:s32: %s", err);
 	CHECK(!compile("tp:resume:a:b{cgroup != /system.slice}", &pred, err, sizeof(err)) &&
 	      pred.insn[0].value == 42 && pred.insn[0].op == PAUSE_OP_NE, "cgroup: %s", err);

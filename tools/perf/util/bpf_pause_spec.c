@@ -41,11 +41,15 @@ static const struct {
 	const char	*usage;
 	const char	*operand[MAX_OPERANDS];
 } probe_operands[BPF_PAUSE_PROBE__MAX] = {
-	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{pause|resume}:FUNC[+OFFSET]", { "FUNC" } },
+	[BPF_PAUSE_PROBE__KPROBE]	= { "kprobe:{pause|resume}:FUNC[+OFFSET]",
+					    { "FUNC" } },
 	[BPF_PAUSE_PROBE__KRETPROBE]	= { "kretprobe:{pause|resume}:FUNC", { "FUNC" } },
-	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{pause|resume}:EXE:FUNC[+OFFSET]", { "EXE", "FUNC" } },
-	[BPF_PAUSE_PROBE__URETPROBE]	= { "uretprobe:{pause|resume}:EXE:FUNC", { "EXE", "FUNC" } },
-	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{pause|resume}:CATEGORY:NAME", { "CATEGORY", "NAME" } },
+	[BPF_PAUSE_PROBE__UPROBE]	= { "uprobe:{pause|resume}:EXE:FUNC[+OFFSET]",
+					    { "EXE", "FUNC" } },
+	[BPF_PAUSE_PROBE__URETPROBE]	= { "uretprobe:{pause|resume}:EXE:FUNC",
+					    { "EXE", "FUNC" } },
+	[BPF_PAUSE_PROBE__TRACEPOINT]	= { "tp:{pause|resume}:CATEGORY:NAME",
+					    { "CATEGORY", "NAME" } },
 	[BPF_PAUSE_PROBE__SDT]		= { "sdt:{pause|resume}:EXE:PROVIDER:NAME",
 					    { "EXE", "PROVIDER", "NAME" } },
 };

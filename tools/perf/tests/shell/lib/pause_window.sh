@@ -8,7 +8,8 @@
 PW_PAGES=32	# page faults in each window
 PW_SLEEPS=4	# sleeps, so context switches, in each window
 pw_perf=$(command -v perf)	# the perf under test; also the uprobe EXE
-pw_uprobes="uprobe:resume:${pw_perf}:pause_window_inside,uretprobe:pause:${pw_perf}:pause_window_inside"
+pw_uprobes="uprobe:resume:${pw_perf}:pause_window_inside"
+pw_uprobes+=",uretprobe:pause:${pw_perf}:pause_window_inside"
 pw_tps="tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid"
 # The kernel function behind syscall NAME on this architecture.
 pw_sys() {
