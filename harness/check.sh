@@ -159,10 +159,9 @@ run_guest() {
 	shift 4
 	if [ "${VM_ARCH:-}" = arm64 ]; then
 		image=$kobj_a64/arch/arm64/boot/Image
-		# Guest time leaps while the vCPU idles (-icount sleep=off), the
-		# more so on a loaded host: "Event times" (2.5 s alone) once passed
-		# perf-test-subset.sh's 600 s there.  The guest's own wall-clock
-		# limit (arm64_timeout) still bounds a hang.
+		# Guest time runs on emulated instructions (-icount): perf test's
+		# cases get the time a debug kernel gets.  The guest's own
+		# wall-clock limit (arm64_timeout) still bounds a hang.
 		vars="PERF=$a64/perf/perf SELFTESTS=$a64/selftests GUEST_CPUS=${VM_SMP:-1} PERF_TEST_TIMEOUT=1500 $cmd_env"
 	fi
 	mkdir -p "$dir"

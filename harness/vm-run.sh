@@ -66,7 +66,13 @@ append="console=$console ignore_loglevel root=/dev/root rootfstype=9p"
 # 0.1 s under TCG).  VM_ROOT_CACHE=none for the uncached mount.
 append+=" rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=${VM_ROOT_CACHE:-loose} ro"
 append+=" init=$init panic=-1 oops=panic ${VM_APPEND:-}"
-[ "$arch" = arm64 ] && append+=" VM_REPO=$repo irqchip.gicv3_pseudo_nmi=${VM_PSEUDO_NMI:-1}"
+# nohz=off: under -icount sleep=off (boot_arm64) QEMU moves the virtual
+# clock to the next timer deadline whenever the vCPU idles, as it does on
+# every 9p round trip (an exec opens its files).  With a tickless idle that
+# deadline may be a test's own 30 s alarm, which then fires at once: 300
+# loops of /bin/true and cat took 225 s of guest time, one of them 57 s,
+# on a loaded host; with the periodic tick they took 4 s.
+[ "$arch" = arm64 ] && append+=" VM_REPO=$repo irqchip.gicv3_pseudo_nmi=${VM_PSEUDO_NMI:-1} nohz=off"
 
 # boot ACCEL: start qemu in the background, sets $qpid.
 boot() {
