@@ -15,7 +15,10 @@ kobj=${2:?usage: build-bpf-selftests.sh TREE KOBJ OUTDIR}
 out=${3:?usage: build-bpf-selftests.sh TREE KOBJ OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 st=$tree/tools/testing/selftests/bpf
-tests=(perf_event_pause)
+# progs/X.c, their skeletons, and a runner per prog_tests/ file.
+progs=(test_perf_event_pause test_perf_event_pause_fail)
+tests=(perf_event_pause perf_event_pause_pmu perf_event_pause_sched perf_event_pause_inherit
+       perf_event_pause_stress)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 uapi=$out/../usr/include
@@ -48,13 +51,13 @@ fi
 bpf_cflags=(-g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_$target_arch
 	    -fms-extensions -Wno-microsoft-anon-tag -Wall -Wno-unused-variable
 	    -I"$out" -I"$out/libbpf/include" -I"$st" -I"$st/progs")
+for name in "${progs[@]}"; do
+	echo "build-bpf-selftests: $name"
+	clang-19 "${bpf_cflags[@]}" -c "$st/progs/$name.c" -o "$out/$name.bpf.o"
+	"$bpftool" gen skeleton "$out/$name.bpf.o" name "$name" >"$out/$name.skel.h"
+done
 for t in "${tests[@]}"; do
 	echo "build-bpf-selftests: $t"
-	for prog in "$st"/progs/test_"$t"*.c; do
-		name=$(basename "$prog" .c)
-		clang-19 "${bpf_cflags[@]}" -c "$prog" -o "$out/$name.bpf.o"
-		"$bpftool" gen skeleton "$out/$name.bpf.o" name "$name" >"$out/$name.skel.h"
-	done
 	"${cc[@]}" -O1 -g -Wall -DTEST="$t" -isystem "$uapi" -I"$here/bpf-runner" -I"$out" -idirafter "$tree/tools/include" \
 		-I"$out/libbpf/include" -o "$out/$t" \
 		"$st/prog_tests/$t.c" "$here/bpf-runner/runner.c" \
