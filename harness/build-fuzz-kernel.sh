@@ -30,5 +30,5 @@ clang-19 -g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_$target_arch -Wall \
 "$bpf/bpftool/bootstrap/bpftool" gen skeleton "$out/pfz.bpf.o" name pfz >"$out/pfz.skel.h"
 "${cc[@]}" -O2 -g -Wall -Wno-unused-result -isystem "$st/usr/include" -I"$src" -I"$out" \
 	-I"$bpf/libbpf/include" -o "$out/pfz" \
-	"$src"/main.c "$src"/gen.c "$src"/events.c "$src"/exec.c "$src"/bpf.c \
+	"$src"/main.c "$src"/gen.c "$src"/events.c "$src"/exec.c "$src"/slots.c "$src"/bpf.c \
 	"$bpf/libbpf/libbpf.a" -lelf -lz -lpthread

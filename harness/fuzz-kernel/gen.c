@@ -60,7 +60,7 @@ int pfz_kind_parse(const char *name)
 	return -1;
 }
 
-/* Ioctl requests OP_IOCTL picks from; exec.c maps the index. */
+/* Ioctl requests OP_IOCTL picks from; slots.c maps the index. */
 #define NR_IOCTLS	12
 
 static const uint64_t periods[] = { 1, 2, 7, 100, 1000, 10000, 100000, 1000000 };
