@@ -16,9 +16,9 @@ out=${3:?usage: build-bpf-selftests.sh TREE KOBJ OUTDIR}
 here=$(cd "$(dirname "$0")" && pwd)
 st=$tree/tools/testing/selftests/bpf
 # progs/X.c, their skeletons, and a runner per prog_tests/ file.
-progs=(test_perf_event_pause test_perf_event_pause_fail)
+progs=(test_perf_event_pause test_perf_event_pause_fail test_perf_event_pause_swaps)
 tests=(perf_event_pause perf_event_pause_pmu perf_event_pause_sched perf_event_pause_inherit
-       perf_event_pause_stress)
+       perf_event_pause_stress perf_event_pause_swaps)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 uapi=$out/../usr/include
