@@ -76,8 +76,9 @@ rm -rf "$chk"
 
 # Reports in harness/checkpatch-allow are accepted, with their reason;
 # FILE_PATH_CHANGES only for a patch whose new files are all in tools/perf/,
-# kernel/events/ or tools/testing/selftests/perf_events/ (all covered by
-# MAINTAINERS' perf entries).
+# kernel/events/, tools/testing/selftests/perf_events/ or the BPF
+# selftests' perf_event_pause* files (all covered by MAINTAINERS' perf
+# entries, the last since the patch that adds the first of them).
 allowed() {	# allowed TYPE FILE PATCH
 	local type file glob reason
 	while IFS=$'\t' read -r type glob reason; do
@@ -85,7 +86,7 @@ allowed() {	# allowed TYPE FILE PATCH
 		[ "$type" = "$1" ] || continue
 		if [ "$glob" = - ]; then
 			[ "$1" != FILE_PATH_CHANGES ] && return 0
-			! grep -A1 '^--- /dev/null' "$3" | sed -n 's|^+++ b/||p' | grep -Eqv '^(tools/perf|kernel/events|tools/testing/selftests/perf_events)/' && return 0
+			! grep -A1 '^--- /dev/null' "$3" | sed -n 's|^+++ b/||p' | grep -Eqv '^(tools/perf|kernel/events|tools/testing/selftests/perf_events)/|^tools/testing/selftests/bpf/(prog_tests/perf_event_pause|progs/test_perf_event_pause)' && return 0
 		else
 			# shellcheck disable=SC2254
 			case "$2" in $glob) return 0 ;; esac
