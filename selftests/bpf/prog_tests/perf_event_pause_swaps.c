@@ -3,33 +3,46 @@
  * bpf_perf_event_read_own() and clone swaps.  Two threads that inherited
  * a page-faults event take turns on one CPU, so that their contexts,
  * clones of the main thread's, may be swapped at each switch between
- * them.  One reads its instance of the event; the other makes NR_FAULTS
- * page faults a turn.  While a window's reads are open (the read at its
- * open done, the one at its close not yet) the reader's context is not
- * swapped: the two reads across the other's turn differ by the reader's
- * own faults, none.  Outside windows the contexts are swapped again: the
- * reader's instance spends the other's turns in the other thread, and
- * reads across such a turn differ by its faults.
+ * them.  One reads its instance of the event; the other makes page
+ * faults, as many each turn (counted with getrusage()).  From a window's
+ * open read to its close read (BPF_F_WINDOW_CLOSE) the reader's context
+ * is not swapped, however many reads at the open: the two reads across
+ * the other's turn differ by the reader's own faults, none.  Outside windows the contexts are swapped
+ * again: the reader's instance spends the other's turns in the other
+ * thread, and reads across such a turn differ by the other's faults.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sys/resource.h>
 #include "perf_event_pause_helpers.h"
 #include "test_perf_event_pause_swaps.skel.h"
 
-#define NR_FAULTS	16
+#define NR_TURN_PAGES	16
 #define NR_ROUNDS	50
 
 struct turns {
 	struct test_perf_event_pause_swaps *skel;
+	int cpu;
 	int to_faulter[2], to_reader[2];
+	long turn_faults;	/* the fewest faults of a turn of the faulter */
 	__u64 inside_max;	/* the largest change across a turn in a window */
-	int outside_changed;	/* turns outside windows the count changed over */
+	int outside_swapped;	/* turns outside windows that took its faults */
 	int errors;
 };
 
-/* A read of the reader's instance (the program on getsid()). */
-static __u64 read_window(struct turns *t)
+static bool pin(int cpu)
 {
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return !sched_setaffinity(0, sizeof(set), &set) && sched_getcpu() == cpu;
+}
+
+/* A read of the reader's instance (the program on getsid()). */
+static __u64 read_window(struct turns *t, bool close)
+{
+	t->skel->bss->at_close = close;
 	syscall(SYS_getsid, 0);
 	return t->skel->bss->value;
 }
@@ -43,14 +56,37 @@ static void turn(struct turns *t, char stop)
 		t->errors++;
 }
 
+/* NR_TURN_PAGES fresh pages touched once each, in small pages; its faults. */
+static long fault_pages(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct rusage r0, r1;
+	char *p;
+
+	p = mmap(NULL, NR_TURN_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	madvise(p, NR_TURN_PAGES * page, MADV_NOHUGEPAGE);
+	getrusage(RUSAGE_THREAD, &r0);
+	for (int i = 0; i < NR_TURN_PAGES; i++)
+		p[i * page] = 1;
+	getrusage(RUSAGE_THREAD, &r1);
+	munmap(p, NR_TURN_PAGES * page);
+	return r1.ru_minflt - r0.ru_minflt;
+}
+
 static void *faulter(void *arg)
 {
 	struct turns *t = arg;
+	long n;
 	char c;
 
-	pin_to_cpu(0);
+	if (!pin(t->cpu))
+		t->errors++;
 	while (read(t->to_faulter[0], &c, 1) == 1 && !c) {
-		touch_fresh_pages(NR_FAULTS);
+		n = fault_pages();
+		if (n < t->turn_faults)
+			t->turn_faults = n;
 		if (write(t->to_reader[1], &c, 1) != 1)
 			break;
 	}
@@ -61,22 +97,24 @@ static void *reader(void *arg)
 {
 	struct turns *t = arg;
 
-	pin_to_cpu(0);
+	if (!pin(t->cpu))
+		t->errors++;
 	t->skel->bss->reader_tid = syscall(SYS_gettid);
 	turn(t, 0);			/* both have run here once */
 	for (int i = 0; i < NR_ROUNDS; i++) {
 		__u64 open, close, next;
 
-		open = read_window(t);
+		open = read_window(t, false);
+		read_window(t, false);	/* a second read at the open: the same */
 		turn(t, 0);		/* inside a window */
-		close = read_window(t);
+		close = read_window(t, true);
 		if (close - open > t->inside_max)
 			t->inside_max = close - open;
 		turn(t, 0);		/* outside */
-		next = read_window(t);
-		if (next != close)
-			t->outside_changed++;
-		read_window(t);		/* that window's close */
+		next = read_window(t, false);
+		if (next - close >= NR_TURN_PAGES / 2)
+			t->outside_swapped++;
+		read_window(t, true);	/* that window's close */
 	}
 	turn(t, 1);
 	return NULL;
@@ -91,14 +129,15 @@ void test_perf_event_pause_swaps(void)
 		.inherit = 1,
 	};
 	struct test_perf_event_pause_swaps *skel;
-	struct turns t = {};
-	pthread_t tr, tf;
+	struct turns t = { .turn_faults = NR_TURN_PAGES };
 	int fd = -1, key = 0;
+	pthread_t tr, tf;
 
 	skel = test_perf_event_pause_swaps__open_and_load();
 	if (!ASSERT_OK_PTR(skel, "open_and_load"))
 		return;
 	t.skel = skel;
+	t.cpu = sched_getcpu();
 	if (!ASSERT_OK(pipe(t.to_faulter), "pipe") || !ASSERT_OK(pipe(t.to_reader), "pipe"))
 		goto out;
 	/* Opened before the threads, which inherit it: clone contexts. */
@@ -108,26 +147,28 @@ void test_perf_event_pause_swaps(void)
 	if (!ASSERT_OK(bpf_map_update_elem(bpf_map__fd(skel->maps.events), &key, &fd, BPF_ANY),
 		       "slot 0") ||
 	    !ASSERT_OK(test_perf_event_pause_swaps__attach(skel), "attach"))
-		goto out_fd;
+		goto out;
 
 	if (!ASSERT_OK(pthread_create(&tf, NULL, faulter, &t), "faulter"))
-		goto out_fd;
+		goto out;
 	if (ASSERT_OK(pthread_create(&tr, NULL, reader, &t), "reader"))
 		pthread_join(tr, NULL);
 	else
 		turn(&t, 1);
 	pthread_join(tf, NULL);
 
-	ASSERT_EQ(t.errors, 0, "turns");
+	ASSERT_EQ(t.errors, 0, "pinned to one CPU, turns");
 	ASSERT_EQ(skel->bss->read_err, 0, "read_own errors");
-	ASSERT_EQ(skel->bss->nr_reads, 4 * NR_ROUNDS, "reads");
-	ASSERT_LT(t.inside_max, NR_FAULTS, "no swap inside a window: only the reader's faults");
-	ASSERT_GT(t.outside_changed, 0, "swaps outside windows: the faulter's faults");
-	printf("%s: the count changed over %d of %d turns outside windows\n", __func__,
-	       t.outside_changed, NR_ROUNDS);
-out_fd:
-	close(fd);
+	ASSERT_EQ(skel->bss->nr_reads, 5 * NR_ROUNDS, "reads");
+	/* The faulter's faults are what a swap would show: not one or two. */
+	ASSERT_EQ(t.turn_faults, NR_TURN_PAGES, "faults of each turn of the faulter");
+	ASSERT_LT(t.inside_max, NR_TURN_PAGES / 2, "no swap inside a window: only the reader's faults");
+	ASSERT_GT(t.outside_swapped, 0, "swaps outside windows: the faulter's faults");
+	printf("%s: %d of %d turns outside windows took the faulter's %ld faults\n", __func__,
+	       t.outside_swapped, NR_ROUNDS, t.turn_faults);
 out:
+	if (fd >= 0)
+		close(fd);
 	for (int i = 0; i < 2; i++) {
 		if (t.to_faulter[i] > 0)
 			close(t.to_faulter[i]);

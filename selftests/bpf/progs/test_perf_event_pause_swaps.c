@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_perf_event_read_own() of slot 0 on each getsid() of one thread:
- * the read at a window's open or at its close, and nothing else.
+ * the read at a window's open, or at its close (at_close), and nothing
+ * else.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -16,7 +17,12 @@ struct {
 	__uint(map_flags, BPF_F_PERF_INHERIT);
 } events SEC(".maps");
 
-int reader_tid;		/* set before attaching */
+#ifndef BPF_F_WINDOW_CLOSE
+#define BPF_F_WINDOW_CLOSE	(1ULL << 32)
+#endif
+
+int reader_tid;		/* set by the reader before its first read */
+bool at_close;		/* the next read is at a window's close */
 __u64 value;		/* the last read */
 int nr_reads;
 int read_err;
@@ -29,7 +35,7 @@ int read_window(void *ctx)
 
 	if ((__u32)bpf_get_current_pid_tgid() != reader_tid)
 		return 0;
-	err = bpf_perf_event_read_own(&events, 0, &v);
+	err = bpf_perf_event_read_own(&events, at_close ? BPF_F_WINDOW_CLOSE : 0, &v);
 	if (err) {
 		read_err = err;
 		return 0;

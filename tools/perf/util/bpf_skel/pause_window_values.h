@@ -54,6 +54,15 @@ struct values_loop {
 	bool			end;
 };
 
+/*
+ * The read at a window's close (uapi linux/bpf.h): from the read at the
+ * open to it, the kernel keeps the thread's context from being swapped
+ * with a clone's, so that the instance read counts for the thread alone.
+ */
+#ifndef BPF_F_WINDOW_CLOSE
+#define BPF_F_WINDOW_CLOSE	(1ULL << 32)
+#endif
+
 static long value_at(__u64 i, void *data)
 {
 	struct values_loop *l = data;
@@ -71,7 +80,8 @@ static long value_at(__u64 i, void *data)
 		return 0;
 	}
 	/* A count never goes back: an end below the start is another instance's. */
-	if ((l->read & (1U << k)) && !bpf_perf_event_read_own(&counters, l->base + k, &v) &&
+	if ((l->read & (1U << k)) &&
+	    !bpf_perf_event_read_own(&counters, (l->base + k) | BPF_F_WINDOW_CLOSE, &v) &&
 	    v >= pt->start[k])
 		stat_add(PAUSE_STAT_VALUE + k, v - pt->start[k]);
 	return 0;
