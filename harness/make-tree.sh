@@ -129,9 +129,14 @@ while read -r f; do
 	fi
 done <"$new_list"
 
-# Files we laid over before and no longer have.
+# Files we laid over before and no longer have: gone, or back to the
+# patches' version where a patch now adds them.
 comm -23 "$state/overlay" "$new_list" | while read -r f; do
-	rm -f "$tree/$f"
+	if git_t cat-file -e "HEAD:$f" 2>/dev/null; then
+		git_t checkout -q HEAD -- "$f"
+	else
+		rm -f "$tree/$f"
+	fi
 done
 
 while read -r src dst; do

@@ -6,10 +6,11 @@
  * them.  One reads its instance of the event; the other makes page
  * faults, as many each turn (counted with getrusage()).  From a window's
  * open read to its close read (BPF_F_WINDOW_CLOSE) the reader's context
- * is not swapped, however many reads at the open: the two reads across
- * the other's turn differ by the reader's own faults, none.  Outside windows the contexts are swapped
- * again: the reader's instance spends the other's turns in the other
- * thread, and reads across such a turn differ by the other's faults.
+ * is not swapped, however many reads at either end: the two reads across
+ * the other's turn differ by the reader's own faults, none.  Outside
+ * windows the contexts are swapped again: the reader's instance spends
+ * the other's turns in the other thread, and reads across such a turn
+ * differ by the other's faults.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -101,6 +102,7 @@ static void *reader(void *arg)
 		t->errors++;
 	t->skel->bss->reader_tid = syscall(SYS_gettid);
 	turn(t, 0);			/* both have run here once */
+	read_window(t, true);		/* a close with no open: nothing */
 	for (int i = 0; i < NR_ROUNDS; i++) {
 		__u64 open, close, next;
 
@@ -108,6 +110,7 @@ static void *reader(void *arg)
 		read_window(t, false);	/* a second read at the open: the same */
 		turn(t, 0);		/* inside a window */
 		close = read_window(t, true);
+		read_window(t, true);	/* a second read at the close: the same */
 		if (close - open > t->inside_max)
 			t->inside_max = close - open;
 		turn(t, 0);		/* outside */
@@ -159,7 +162,7 @@ void test_perf_event_pause_swaps(void)
 
 	ASSERT_EQ(t.errors, 0, "pinned to one CPU, turns");
 	ASSERT_EQ(skel->bss->read_err, 0, "read_own errors");
-	ASSERT_EQ(skel->bss->nr_reads, 5 * NR_ROUNDS, "reads");
+	ASSERT_EQ(skel->bss->nr_reads, 1 + 6 * NR_ROUNDS, "reads");
 	/* The faulter's faults are what a swap would show: not one or two. */
 	ASSERT_EQ(t.turn_faults, NR_TURN_PAGES, "faults of each turn of the faulter");
 	ASSERT_LT(t.inside_max, NR_TURN_PAGES / 2, "no swap inside a window: only the reader's faults");
