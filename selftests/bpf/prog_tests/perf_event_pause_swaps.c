@@ -64,7 +64,8 @@ static long fault_pages(void)
 	struct rusage r0, r1;
 	char *p;
 
-	p = mmap(NULL, NR_TURN_PAGES * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, NR_TURN_PAGES * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return 0;
 	madvise(p, NR_TURN_PAGES * page, MADV_NOHUGEPAGE);
@@ -165,7 +166,8 @@ void test_perf_event_pause_swaps(void)
 	ASSERT_EQ(skel->bss->nr_reads, 1 + 6 * NR_ROUNDS, "reads");
 	/* The faulter's faults are what a swap would show: not one or two. */
 	ASSERT_EQ(t.turn_faults, NR_TURN_PAGES, "faults of each turn of the faulter");
-	ASSERT_LT(t.inside_max, NR_TURN_PAGES / 2, "no swap inside a window: only the reader's faults");
+	ASSERT_LT(t.inside_max, NR_TURN_PAGES / 2,
+		  "no swap inside a window: only the reader's faults");
 	ASSERT_GT(t.outside_swapped, 0, "swaps outside windows: the faulter's faults");
 	printf("%s: %d of %d turns outside windows took the faulter's %ld faults\n", __func__,
 	       t.outside_swapped, NR_ROUNDS, t.turn_faults);

@@ -18,7 +18,7 @@ struct {
 } events SEC(".maps");
 
 #ifndef BPF_F_WINDOW_CLOSE
-#define BPF_F_WINDOW_CLOSE	(1ULL << 32)
+#define BPF_F_WINDOW_CLOSE	0x100000000ULL	/* 1 << 32 */
 #endif
 
 int reader_tid;		/* set by the reader before its first read */

@@ -60,7 +60,7 @@ struct values_loop {
  * with a clone's, so that the instance read counts for the thread alone.
  */
 #ifndef BPF_F_WINDOW_CLOSE
-#define BPF_F_WINDOW_CLOSE	(1ULL << 32)
+#define BPF_F_WINDOW_CLOSE	0x100000000ULL	/* 1 << 32 */
 #endif
 
 static long value_at(__u64 i, void *data)
