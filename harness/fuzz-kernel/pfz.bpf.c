@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * pfz's BPF programs: each calls bpf_perf_event_pause() (and now and then
- * bpf_perf_event_read_own()) on a slot of the events map, as its control
+ * bpf_perf_event_read_own(), as at a window's open or, at random, its
+ * close: BPF_F_WINDOW_CLOSE) on a slot of the events map, as its control
  * entry says, from the contexts the kfunc must survive: sched_switch and
  * the hrtimer tracepoints (inside perf's own context switch and hrtimer
  * code), a syscall tracepoint, kprobes on cpu-clock's del() and on its
@@ -16,6 +17,10 @@
 
 extern int bpf_perf_event_pause(void *p__map, __u64 flags, bool pause) __ksym;
 extern int bpf_perf_event_read_own(void *p__map, __u64 flags, __u64 *value) __ksym;
+
+#ifndef BPF_F_WINDOW_CLOSE
+#define BPF_F_WINDOW_CLOSE	0x100000000ULL	/* 1 << 32 */
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -71,7 +76,8 @@ static __always_inline int act(int prog)
 	flags = c->current_cpu ? BPF_F_CURRENT_CPU : c->index;
 	ret = bpf_perf_event_pause(&events, flags, pause);
 	if (!(n & 3))
-		bpf_perf_event_read_own(&events, flags, &value);
+		bpf_perf_event_read_own(&events, (bpf_get_prandom_u32() & 1) ?
+					flags | BPF_F_WINDOW_CLOSE : flags, &value);
 	__sync_fetch_and_add(&calls, 1);
 	idx = ret < 0 ? -ret : 0;
 	if (idx >= PFZ_BPF_ERRNOS)
