@@ -6,6 +6,8 @@
 # patches/series in commit order, and record them as applied, so that the
 # next 'make tree' keeps the tree (and the build's mtimes) as they are.
 # The way to change an upstream file: commit in build/linux, then run this.
+# A commit that changes no upstream file (a selftest of whole files) is
+# kept (--always), as a mail without a diff.
 set -euo pipefail
 : "${TREE:?run through make export-patches}"
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +17,7 @@ state=$TREE/.git/perf-pause
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$TREE" format-patch -q --no-signature --zero-commit -o "$tmp" base..HEAD
+git -C "$TREE" format-patch -q --always --no-signature --zero-commit -o "$tmp" base..HEAD
 rm -f "$repo"/patches/*.patch
 : >"$state/applied.new"
 {
