@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A member added to a group after its window opened or closed takes the
- * group's window, whatever it was opened with: a window belongs to the
- * group, which pauses and resumes all its members or none.  Counted with
- * page faults the test causes, which are exact.
+ * A member added to a group whose window is shared across CPUs
+ * (PERF_EVENT_IOC_SHARE_PAUSE) takes the window, whatever it was opened
+ * with, as the members there when the group began to share did.  Counted
+ * with page faults the test causes, which are exact.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -35,7 +35,7 @@ static int add_member(int leader, int cpu, int start_paused)
 }
 
 /*
- * A start_paused page-faults leader on @cpu (-1: any), with triggers that
+ * A start_paused page-faults leader on @cpu, with triggers that
  * open its window at getppid() and close it at getpgid(0), on @cpu too.
  */
 static int open_leader(int cpu, int trig[2])
@@ -68,74 +68,43 @@ static int open_leader(int cpu, int trig[2])
 	return fd;
 }
 
-/*
- * Added while the group is paused, a member that did not ask to start
- * paused stays paused with it, and counts inside the next window.
- */
-TEST(member_added_outside_window_is_paused)
+/* Instances of a group for CPU 0 and 1 sharing one window, on CPU 0. */
+static int open_shared(struct __test_metadata *_metadata, int fd[2],
+		       int trig[2][2])
 {
-	int trig[2], fd, member;
-
-	fd = open_leader(-1, trig);
-	if (fd == -ENOENT)
-		SKIP(return, "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)");
-	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(-fd));
-	member = add_member(fd, -1, 0);
-	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
-
-	touch_fresh_pages(FAULTS);
-	EXPECT_EQ(read_count(member), 0);
-
-	window_open();
-	touch_fresh_pages(FAULTS);
-	window_close();
-	touch_fresh_pages(FAULTS);
-	EXPECT_EQ(read_count(member), FAULTS);
-	EXPECT_EQ(read_count(fd), FAULTS);
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin(1) || pin(0))
+		return -ENODEV;
+	for (int c = 0; c < 2; c++) {
+		fd[c] = open_leader(c, trig[c]);
+		if (fd[c] < 0)
+			return fd[c];
+	}
+	if (ioctl(fd[1], PERF_EVENT_IOC_SHARE_PAUSE, fd[0]))
+		return -errno;
+	return 0;
 }
 
-/*
- * Added inside an open window, a member opened start_paused counts with
- * the group until the window closes.
- */
-TEST(member_added_inside_window_counts)
-{
-	int trig[2], fd, member;
-
-	fd = open_leader(-1, trig);
-	if (fd == -ENOENT)
-		SKIP(return, "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)");
-	ASSERT_GE(fd, 0) TH_LOG("%s", strerror(-fd));
-
-	window_open();
-	member = add_member(fd, -1, 1);
-	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
-	touch_fresh_pages(FAULTS);
-	window_close();
-	touch_fresh_pages(FAULTS);
-	EXPECT_EQ(read_count(member), FAULTS);
-}
+#define SETUP_SHARED(fd, trig)						\
+	do {								\
+		int err = open_shared(_metadata, fd, trig);		\
+									\
+		if (err == -ENODEV)					\
+			SKIP(return, "needs CPUs 0 and 1 online");	\
+		if (err == -ENOENT)					\
+			SKIP(return, "no syscall tracepoints");		\
+		ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));		\
+	} while (0)
 
 /*
- * The instances of a group for CPU 0 and 1 share a window; a member
- * added to CPU 0's instance while the window is closed takes the closed
- * window, and counts inside the next one, opened on CPU 1.
+ * Added to CPU 0's instance while the shared window is closed, a member
+ * that did not ask to start paused counts nothing, then the faults
+ * inside a window opened on CPU 1.
  */
-TEST(member_added_to_shared_window_takes_it)
+TEST(member_added_outside_shared_window_is_paused)
 {
 	int trig[2][2], fd[2], member;
 
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin(1) || pin(0))
-		SKIP(return, "needs CPUs 0 and 1 online");
-	for (int c = 0; c < 2; c++) {
-		fd[c] = open_leader(c, trig[c]);
-		if (fd[c] == -ENOENT)
-			SKIP(return, "no syscall tracepoints (CONFIG_FTRACE_SYSCALLS)");
-		ASSERT_GE(fd[c], 0) TH_LOG("%s", strerror(-fd[c]));
-	}
-	ASSERT_EQ(ioctl(fd[1], PERF_EVENT_IOC_SHARE_PAUSE, fd[0]), 0)
-		TH_LOG("%s", strerror(errno));
-
+	SETUP_SHARED(fd, trig);
 	member = add_member(fd[0], 0, 0);
 	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
 	touch_fresh_pages(FAULTS);
@@ -144,6 +113,27 @@ TEST(member_added_to_shared_window_takes_it)
 	pin(1);
 	window_open();
 	pin(0);
+	touch_fresh_pages(FAULTS);
+	window_close();
+	touch_fresh_pages(FAULTS);
+	EXPECT_EQ(read_count(member), FAULTS);
+	EXPECT_EQ(read_count(fd[0]), FAULTS);
+}
+
+/*
+ * Added inside a shared window opened on CPU 1, a member opened
+ * start_paused counts the faults up to the window's close.
+ */
+TEST(member_added_inside_shared_window_counts)
+{
+	int trig[2][2], fd[2], member;
+
+	SETUP_SHARED(fd, trig);
+	pin(1);
+	window_open();
+	pin(0);
+	member = add_member(fd[0], 0, 1);
+	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
 	touch_fresh_pages(FAULTS);
 	window_close();
 	touch_fresh_pages(FAULTS);
