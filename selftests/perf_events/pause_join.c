@@ -84,27 +84,34 @@ static int open_shared(struct __test_metadata *_metadata, int fd[2],
 	return 0;
 }
 
-#define SETUP_SHARED(fd, trig)						\
-	do {								\
-		int err = open_shared(_metadata, fd, trig);		\
-									\
-		if (err == -ENODEV)					\
-			SKIP(return, "needs CPUs 0 and 1 online");	\
-		if (err == -ENOENT)					\
-			SKIP(return, "no syscall tracepoints");		\
-		ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));		\
-	} while (0)
+FIXTURE(shared) {
+	int fd[2], trig[2][2];
+};
+
+FIXTURE_SETUP(shared)
+{
+	int err = open_shared(_metadata, self->fd, self->trig);
+
+	if (err == -ENODEV)
+		SKIP(return, "needs CPUs 0 and 1 online");
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
+}
+
+FIXTURE_TEARDOWN(shared)
+{
+}
 
 /*
  * Added to CPU 0's instance while the shared window is closed, a member
  * that did not ask to start paused counts nothing, then the faults
  * inside a window opened on CPU 1.
  */
-TEST(member_added_outside_shared_window_is_paused)
+TEST_F(shared, member_added_outside_window_is_paused)
 {
-	int trig[2][2], fd[2], member;
+	int *fd = self->fd, member;
 
-	SETUP_SHARED(fd, trig);
 	member = add_member(fd[0], 0, 0);
 	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
 	touch_fresh_pages(FAULTS);
@@ -124,11 +131,10 @@ TEST(member_added_outside_shared_window_is_paused)
  * Added inside a shared window opened on CPU 1, a member opened
  * start_paused counts the faults up to the window's close.
  */
-TEST(member_added_inside_shared_window_counts)
+TEST_F(shared, member_added_inside_window_counts)
 {
-	int trig[2][2], fd[2], member;
+	int *fd = self->fd, member;
 
-	SETUP_SHARED(fd, trig);
 	pin(1);
 	window_open();
 	pin(0);
