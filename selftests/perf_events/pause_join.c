@@ -2,8 +2,9 @@
 /*
  * A member added to a group whose window is shared across CPUs
  * (PERF_EVENT_IOC_SHARE_PAUSE) takes the window, whatever it was opened
- * with, as the members there when the group began to share did.  Counted
- * with page faults the test causes, which are exact.
+ * with: added while the group runs, added disabled and enabled later, or
+ * added to the instance of a CPU the task is not on.  Counted with page
+ * faults the test causes, which are exact.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -31,6 +32,15 @@ static int add_member(int leader, int cpu, int start_paused)
 	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 
 	attr.start_paused = start_paused;
+	return sys_perf_event_open(&attr, 0, cpu, leader, 0);
+}
+
+/* The same, opened disabled: perf installs it without running the group. */
+static int add_disabled_member(int leader, int cpu)
+{
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
+
+	attr.disabled = 1;
 	return sys_perf_event_open(&attr, 0, cpu, leader, 0);
 }
 
@@ -145,6 +155,54 @@ TEST_F(shared, member_added_inside_window_counts)
 	touch_fresh_pages(FAULTS);
 	EXPECT_EQ(read_count(member), FAULTS);
 	EXPECT_EQ(read_count(fd[0]), FAULTS);
+}
+
+/*
+ * Opened disabled while the window is closed, and enabled: the member
+ * stays paused with the group, then counts inside the next window.
+ */
+TEST_F(shared, disabled_member_enabled_later_is_paused)
+{
+	int *fd = self->fd, member;
+
+	member = add_disabled_member(fd[0], 0);
+	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
+	ASSERT_EQ(ioctl(member, PERF_EVENT_IOC_ENABLE, 0), 0);
+	touch_fresh_pages(FAULTS);
+	EXPECT_EQ(read_count(member), 0);
+
+	window_open();
+	touch_fresh_pages(FAULTS);
+	window_close();
+	touch_fresh_pages(FAULTS);
+	EXPECT_EQ(read_count(member), FAULTS);
+}
+
+/*
+ * Added to CPU 1's instance while the task runs on CPU 0, the window
+ * closed: on CPU 1 the member counts nothing until a window opens.
+ * Installed with the task away from CPU 1, where the instance is not
+ * active, so nothing reschedules it before its next sched-in.
+ */
+TEST_F(shared, member_added_on_other_cpu_is_paused)
+{
+	int *fd = self->fd, member;
+
+	/* CPU 1's instance has applied the closed window once. */
+	pin(1);
+	pin(0);
+	member = add_member(fd[1], 1, 0);
+	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
+	pin(1);
+	touch_fresh_pages(FAULTS);
+	EXPECT_EQ(read_count(member), 0);
+
+	window_open();
+	touch_fresh_pages(FAULTS);
+	window_close();
+	touch_fresh_pages(FAULTS);
+	EXPECT_EQ(read_count(member), FAULTS);
+	EXPECT_EQ(read_count(fd[1]), FAULTS);
 }
 
 TEST_HARNESS_MAIN
