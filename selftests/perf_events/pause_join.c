@@ -78,6 +78,15 @@ static int open_leader(int cpu, int trig[2])
 	return fd;
 }
 
+/* FAULTS page faults inside a window opened here, and as many after it. */
+static void fault_in_one_window(void)
+{
+	window_open();
+	touch_fresh_pages(FAULTS);
+	window_close();
+	touch_fresh_pages(FAULTS);
+}
+
 /* Instances of a group for CPU 0 and 1 sharing one window, on CPU 0. */
 static int open_shared(struct __test_metadata *_metadata, int fd[2],
 		       int trig[2][2])
@@ -171,10 +180,7 @@ TEST_F(shared, disabled_member_enabled_later_is_paused)
 	touch_fresh_pages(FAULTS);
 	EXPECT_EQ(read_count(member), 0);
 
-	window_open();
-	touch_fresh_pages(FAULTS);
-	window_close();
-	touch_fresh_pages(FAULTS);
+	fault_in_one_window();
 	EXPECT_EQ(read_count(member), FAULTS);
 }
 
@@ -197,10 +203,7 @@ TEST_F(shared, member_added_on_other_cpu_is_paused)
 	touch_fresh_pages(FAULTS);
 	EXPECT_EQ(read_count(member), 0);
 
-	window_open();
-	touch_fresh_pages(FAULTS);
-	window_close();
-	touch_fresh_pages(FAULTS);
+	fault_in_one_window();
 	EXPECT_EQ(read_count(member), FAULTS);
 	EXPECT_EQ(read_count(fd[1]), FAULTS);
 }
