@@ -106,8 +106,8 @@ printf '%s\n' "${applied[@]:0:$keep}" | sed '/^$/d' >"$state/applied"
 for name in "${series[@]:$keep}"; do
 	echo "$me: applying $name"
 	# A patch that only adds whole files (a selftest) is empty here: the
-	# overlay and make series add its files.
-	if ! git_t am -q --keep-cr "$repo/patches/$name" >"$state/am.log" 2>&1 &&
+	# overlay and make series add its files (LC_ALL=C: the message is matched).
+	if ! LC_ALL=C git_t am -q --keep-cr "$repo/patches/$name" >"$state/am.log" 2>&1 &&
 	   ! { grep -q 'Patch is empty' "$state/am.log" &&
 	       git_t am -q --allow-empty >>"$state/am.log" 2>&1; }; then
 		cat "$state/am.log" >&2

@@ -34,7 +34,7 @@ git clone -q --shared --no-checkout "$TREE" "$st"
 g checkout -q -b series base
 for name in "${series[@]}"; do
 	# A patch of only whole files (a selftest) is empty in patches/.
-	if ! g am -q --keep-cr "$repo/patches/$name" >"$B/series-am.log" 2>&1 &&
+	if ! LC_ALL=C g am -q --keep-cr "$repo/patches/$name" >"$B/series-am.log" 2>&1 &&
 	   ! { grep -q 'Patch is empty' "$B/series-am.log" && g am -q --allow-empty >/dev/null; }; then
 		cat "$B/series-am.log" >&2
 		g am --abort

@@ -78,6 +78,14 @@ static int open_leader(int cpu, int trig[2])
 	return fd;
 }
 
+/* Open the shared window from CPU 1's instance, then go back to CPU 0. */
+static void window_open_on_cpu1(void)
+{
+	pin(1);
+	window_open();
+	pin(0);
+}
+
 /* FAULTS page faults inside a window opened here, and as many after it. */
 static void fault_in_one_window(void)
 {
@@ -136,9 +144,7 @@ TEST_F(shared, member_added_outside_window_is_paused)
 	touch_fresh_pages(FAULTS);
 	EXPECT_EQ(read_count(member), 0);
 
-	pin(1);
-	window_open();
-	pin(0);
+	window_open_on_cpu1();
 	touch_fresh_pages(FAULTS);
 	window_close();
 	touch_fresh_pages(FAULTS);
@@ -154,9 +160,7 @@ TEST_F(shared, member_added_inside_window_counts)
 {
 	int *fd = self->fd, member;
 
-	pin(1);
-	window_open();
-	pin(0);
+	window_open_on_cpu1();
 	member = add_member(fd[0], 0, 1);
 	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
 	touch_fresh_pages(FAULTS);
