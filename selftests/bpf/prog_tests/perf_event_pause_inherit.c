@@ -1,12 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpf_perf_event_pause() on inherited events (BPF_F_PERF_INHERIT): each
- * thread's windows pause its own copy, with many copies at once; and
+ * thread's windows pause its own copy, also a copy made before the event
+ * was stored in the map, and with many copies at once; and
  * bpf_perf_event_read_own() telling a window's count, inherited or not.
  */
 #define _GNU_SOURCE
 #include <sys/wait.h>
 #include "perf_event_pause_helpers.h"
+
+/* Windows of @pid through slot 0, at getppid() and getpgid(0). */
+static bool attach_windows(struct test_perf_event_pause *skel, int pid,
+			   struct bpf_link **l1, struct bpf_link **l2)
+{
+	skel->bss->target_pid = pid;
+	skel->bss->slot = 0;
+	skel->bss->nr_errors = 0;
+	*l1 = bpf_program__attach(skel->progs.tp_open);
+	*l2 = bpf_program__attach(skel->progs.tp_close);
+	return ASSERT_OK_PTR(*l1, "attach") && ASSERT_OK_PTR(*l2, "attach");
+}
+
+/* In a child: NR_PAGES faults outside a window, then NR_PAGES / 2 inside. */
+static void child_window(void)
+{
+	touch_fresh_pages(NR_PAGES);		/* paused */
+	window_open();
+	touch_fresh_pages(NR_PAGES / 2);	/* counted in the child's copy */
+	window_close();
+}
 
 /* An inherited per-task event: a forked child's windows act on its copy. */
 static void test_inherit(struct test_perf_event_pause *skel)
@@ -27,22 +49,14 @@ static void test_inherit(struct test_perf_event_pause *skel)
 		return;
 	if (!ASSERT_OK(bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY), "slot 0"))
 		goto out_fd;
-	skel->bss->target_pid = getpid();
-	skel->bss->slot = 0;
-	skel->bss->nr_errors = 0;
-	l1 = bpf_program__attach(skel->progs.tp_open);
-	l2 = bpf_program__attach(skel->progs.tp_close);
-	if (!ASSERT_OK_PTR(l1, "attach") || !ASSERT_OK_PTR(l2, "attach"))
+	if (!attach_windows(skel, getpid(), &l1, &l2))
 		goto out;
 
 	child = vfork();
 	if (child == 0) {
 		/* Windows are keyed on the tgid: let the child in. */
 		skel->bss->target_pid = getpid();
-		touch_fresh_pages(NR_PAGES);		/* paused */
-		window_open();
-		touch_fresh_pages(NR_PAGES / 2);	/* counted in the child's copy */
-		window_close();
+		child_window();
 		_exit(0);
 	}
 	waitpid(child, &status, 0);
@@ -53,6 +67,70 @@ out:
 	bpf_link__destroy(l1);
 	bpf_map_delete_elem(map_fd, &key);
 out_fd:
+	close(fd);
+}
+
+/*
+ * A copy inherited before its event was stored in the map: the store
+ * gives the copies made so far what the kfunc needs too.  The vfork()
+ * child stores the event itself, after its copy was made; the parent,
+ * suspended meanwhile, counts nothing, and the code the child runs was
+ * faulted in before, so that the count is the child's window.
+ */
+static void test_inherit_then_store(struct test_perf_event_pause *skel)
+{
+	int map_fd = bpf_map__fd(skel->maps.events), key = 0, fd, other = -1, status;
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.inherit = 1,
+	};
+	struct bpf_link *l1, *l2;
+	__u64 before;
+	pid_t child;
+
+	fd = sys_perf_event_open(&attr, 0, -1, -1);
+	if (!ASSERT_OK_FD(fd, "inherited page-faults, not paused"))
+		return;
+	if (!attach_windows(skel, 0, &l1, &l2))
+		goto out;
+	/*
+	 * Fault in what the child runs: the store (of another event, as
+	 * storing this one now would give its copies the state at fork),
+	 * the windows, the loop.
+	 */
+	other = sys_perf_event_open(&attr, 0, -1, -1);
+	if (!ASSERT_OK_FD(other, "another event") ||
+	    !ASSERT_OK(bpf_map_update_elem(map_fd, &key, &other, BPF_ANY), "store"))
+		goto out;
+	bpf_map_delete_elem(map_fd, &key);
+	window_close();
+	window_open();
+	touch_fresh_pages(1);
+
+	skel->bss->nr_calls = 0;
+	before = count(fd);
+	child = vfork();
+	if (child == 0) {
+		skel->bss->target_pid = getpid();
+		if (bpf_map_update_elem(map_fd, &key, &fd, BPF_ANY))
+			_exit(1);
+		window_close();
+		child_window();
+		_exit(0);
+	}
+	waitpid(child, &status, 0);
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status), "child stored the event");
+	ASSERT_EQ(skel->bss->nr_calls, 3, "kfunc calls in the child");
+	ASSERT_EQ(skel->bss->nr_errors, 0, "kfunc errors on the child's older copy");
+	ASSERT_EQ(count(fd) - before, NR_PAGES / 2, "child's window, folded into the parent");
+out:
+	bpf_link__destroy(l2);
+	bpf_link__destroy(l1);
+	bpf_map_delete_elem(map_fd, &key);
+	if (other >= 0)
+		close(other);
 	close(fd);
 }
 
@@ -248,6 +326,8 @@ void test_perf_event_pause_inherit(void)
 		return;
 	if (test__start_subtest("inherit"))
 		test_inherit(skel);
+	if (test__start_subtest("inherit_then_store"))
+		test_inherit_then_store(skel);
 	if (test__start_subtest("inherit_many"))
 		test_inherit_many(skel);
 	if (test__start_subtest("read_own"))
