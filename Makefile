@@ -67,6 +67,11 @@ PERFOBJ		:= $(AB)/perf
 PERF		:= $(PERFOBJ)/perf
 SELFTESTS	:= $(AB)/selftests
 
+# ccache (when installed) keys paths relative to the clone, so that a
+# fresh clone elsewhere (CI's) reuses what this one compiled.
+export CCACHE_BASEDIR := $(CURDIR)
+export CCACHE_NOHASHDIR := 1
+
 export KVER_PIN CACHE KSRC DEBUG B H TREE KOBJ KIMAGE PERFOBJ PERF SELFTESTS KARCH SYSROOT CHECK_ARCH
 
 .PHONY: all help deps source tree root x86-only export-patches kernel perf perf-noskel selftests vm run check fuzz fuzz-kernel bench series \

@@ -35,6 +35,9 @@ arm64)
 *) echo "build-perf: KARCH=$KARCH: x86_64 or arm64" >&2; exit 2 ;;
 esac
 [ "${V:-0}" = 1 ] || pmake+=(--no-print-directory)
+# Through ccache's compiler links when installed (perf's Makefile takes
+# no CC wrapper): a rebuild in a fresh clone compiles nothing again.
+[ -d /usr/lib/ccache ] && command -v ccache >/dev/null && export PATH=/usr/lib/ccache:$PATH
 echo "build-perf: building $obj/perf"
 "${pmake[@]}" >"$obj/build.log" 2>&1 || { tail -40 "$obj/build.log" >&2; echo "build-perf: failed, full log in $obj/build.log" >&2; exit 1; }
 grep -E '^Warning|Makefile.config.*[Ww]arning' "$obj/build.log" >&2 || true
