@@ -117,7 +117,7 @@ static void *early_thread(void *arg)
 
 /*
  * The ioctl links the copies of children already forked too: the early
- * thread's window goes on on CPU 1 and its close there reaches CPU 0's
+ * thread's window continues on CPU 1 and its close there reaches CPU 0's
  * copy.  Unlinked, its CPU 0 copy never closes (INSIDE + OUTSIDE) and
  * its CPU 1 copy never opens (0).
  */
@@ -170,7 +170,7 @@ TEST(thread_created_before_sharing)
  * freed with a count of shared leaders trip a warning in the kernel log,
  * which the harness checks).
  */
-static volatile int forking;
+static int forking;		/* read and written with __atomic */
 
 static void *grandchild(void *arg)
 {
@@ -190,7 +190,7 @@ static void *forker(void *arg)
 {
 	pthread_t t;
 
-	while (forking) {
+	while (__atomic_load_n(&forking, __ATOMIC_RELAXED)) {
 		if (!pthread_create(&t, NULL, child, NULL))
 			pthread_join(t, NULL);
 	}
@@ -226,13 +226,13 @@ TEST(sharing_while_children_fork)
 			fd[cpu] = sys_perf_event_open(&attr, 0, cpu, -1, 0);
 			ASSERT_GE(fd[cpu], 0) TH_LOG("%s", strerror(errno));
 		}
-		forking = 1;
+		__atomic_store_n(&forking, 1, __ATOMIC_RELAXED);
 		ASSERT_EQ(pthread_create(&t, &on_cpu0, forker, NULL), 0);
 		usleep(i % 10 * 100);
 		EXPECT_EQ(ioctl(fd[1], PERF_EVENT_IOC_SHARE_PAUSE, fd[0]), 0)
 			TH_LOG("round %d: %s", i, strerror(errno));
 		usleep(1000);
-		forking = 0;
+		__atomic_store_n(&forking, 0, __ATOMIC_RELAXED);
 		pthread_join(t, NULL);
 		close(fd[0]);
 		close(fd[1]);
@@ -408,7 +408,8 @@ TEST(swaps_after_sharing_ends)
 	for (int cpu = 0; cpu < 2; cpu++)
 		close(shared[cpu]);
 	/* A swap needs a switch from one thread straight to the other. */
-	so.swapped = so.samples = 0;
+	so.swapped = 0;
+	so.samples = 0;
 	for (int i = 0; i < 5 && !so.swapped; i++)
 		ASSERT_GE(take_turns(ab[1], bm[0], t, &r, &so), 0);
 	EXPECT_GT(so.swapped, 0)
