@@ -199,35 +199,30 @@ static void *forker(void *arg)
 
 TEST(sharing_while_children_fork)
 {
-	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
-	pthread_attr_t on_cpu0;
-	cpu_set_t set;
-	int fd[2];
+	struct perf_event_attr attr = sw_attr(PERF_COUNT_SW_DUMMY);
+	int fd[2], own;
 	pthread_t t;
 
 	if (!have_cpus_0_1())
 		SKIP(return, "needs CPUs 0 and 1 online");
+	/*
+	 * An event the threads do not inherit: their contexts are then no
+	 * clones of this one, which a switch from this thread straight to
+	 * one of them would swap, handing the instances to a thread that
+	 * may exit with them (the ioctl would find them gone, ESRCH).
+	 */
+	own = sys_perf_event_open(&attr, 0, -1, -1, 0);
+	ASSERT_GE(own, 0) TH_LOG("%s", strerror(errno));
+	attr = sw_attr(PERF_COUNT_SW_PAGE_FAULTS);
 	attr.start_paused = 1;
 	attr.inherit = 1;
-	/*
-	 * This thread on CPU 1, the forks on CPU 0 from their start: a
-	 * switch from one straight to the other would swap this thread's
-	 * context, with the instances, into a thread that may exit with it
-	 * (their copies' contexts are clones of this one until the ioctl),
-	 * and the ioctl would find the instances gone (ESRCH).
-	 */
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	pthread_attr_init(&on_cpu0);
-	pthread_attr_setaffinity_np(&on_cpu0, sizeof(set), &set);
-	pin_cpu(1);
 	for (int i = 0; i < 100; i++) {
 		for (int cpu = 0; cpu < 2; cpu++) {
 			fd[cpu] = sys_perf_event_open(&attr, 0, cpu, -1, 0);
 			ASSERT_GE(fd[cpu], 0) TH_LOG("%s", strerror(errno));
 		}
 		__atomic_store_n(&forking, 1, __ATOMIC_RELAXED);
-		ASSERT_EQ(pthread_create(&t, &on_cpu0, forker, NULL), 0);
+		ASSERT_EQ(pthread_create(&t, NULL, forker, NULL), 0);
 		usleep(i % 10 * 100);
 		EXPECT_EQ(ioctl(fd[1], PERF_EVENT_IOC_SHARE_PAUSE, fd[0]), 0)
 			TH_LOG("round %d: %s", i, strerror(errno));
@@ -237,7 +232,7 @@ TEST(sharing_while_children_fork)
 		close(fd[0]);
 		close(fd[1]);
 	}
-	pin_cpu(0);
+	close(own);
 }
 
 /*
