@@ -11,20 +11,7 @@
 #include "kselftest_harness.h"
 #include "pause_util.h"
 
-#ifndef PERF_EVENT_IOC_SHARE_PAUSE
-#define PERF_EVENT_IOC_SHARE_PAUSE	_IO('$', 12)
-#endif
-
 #define FAULTS	30
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 /* A page-faults member of @leader's group, started paused or not. */
 static int add_member(int leader, int cpu, int start_paused)
@@ -81,9 +68,9 @@ static int open_leader(int cpu, int trig[2])
 /* Open the shared window from CPU 1's instance, then go back to CPU 0. */
 static void window_open_on_cpu1(void)
 {
-	pin(1);
+	pin_cpu(1);
 	window_open();
-	pin(0);
+	pin_cpu(0);
 }
 
 /* FAULTS page faults inside a window opened here, and as many after it. */
@@ -99,7 +86,7 @@ static void fault_in_one_window(void)
 static int open_shared(struct __test_metadata *_metadata, int fd[2],
 		       int trig[2][2])
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin(1) || pin(0))
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin_cpu(1) || pin_cpu(0))
 		return -ENODEV;
 	for (int c = 0; c < 2; c++) {
 		fd[c] = open_leader(c, trig[c]);
@@ -199,11 +186,11 @@ TEST_F(shared, member_added_on_other_cpu_is_paused)
 	int *fd = self->fd, member;
 
 	/* CPU 1's instance has applied the closed window once. */
-	pin(1);
-	pin(0);
+	pin_cpu(1);
+	pin_cpu(0);
 	member = add_member(fd[1], 1, 0);
 	ASSERT_GE(member, 0) TH_LOG("%s", strerror(errno));
-	pin(1);
+	pin_cpu(1);
 	touch_fresh_pages(FAULTS);
 	EXPECT_EQ(read_count(member), 0);
 

@@ -14,21 +14,8 @@
 #include "kselftest_harness.h"
 #include "pause_util.h"
 
-#ifndef PERF_EVENT_IOC_SHARE_PAUSE
-#define PERF_EVENT_IOC_SHARE_PAUSE	_IO('$', 12)
-#endif
-
 #define INSIDE	40	/* pages touched on each CPU inside a window */
 #define OUTSIDE	20	/* and outside */
-
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 /* Page faults on @cpu, started paused, with window triggers on @cpu. */
 static int open_cpu_group(int cpu, int inherit, int trig[2])
@@ -82,7 +69,7 @@ FIXTURE_VARIANT_ADD(shared, shared_inherit) { .share = 1, .inherit = 1 };
 static int open_instances(struct __test_metadata *_metadata, int fd[2],
 			  int trig[2][2], int share, int inherit)
 {
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin(1) || pin(0))
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2 || pin_cpu(1) || pin_cpu(0))
 		return -ENODEV;
 	/*
 	 * Fault in the text of what the windows run (mmap, madvise, munmap):
@@ -144,11 +131,11 @@ FIXTURE_TEARDOWN(shared)
 static void work_across_cpus(void)
 {
 	touch_fresh_pages(INSIDE);
-	pin(1);
+	pin_cpu(1);
 	touch_fresh_pages(INSIDE);
 	window_close();
 	touch_fresh_pages(OUTSIDE);
-	pin(0);
+	pin_cpu(0);
 	touch_fresh_pages(OUTSIDE);
 }
 
@@ -402,9 +389,9 @@ TEST(shared_window_across_clone_swaps)
 		ASSERT_EQ(read(pipes[1][0], &c, 1), 1);
 	}
 
-	pin(1);
+	pin_cpu(1);
 	touch_fresh_pages(INSIDE);
-	pin(0);
+	pin_cpu(0);
 	EXPECT_EQ(read_count(fd[0]) + read_count(fd[1]), 0)
 		TH_LOG("the echo thread's window opened the main thread's");
 

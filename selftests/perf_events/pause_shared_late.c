@@ -11,21 +11,8 @@
 #include "kselftest_harness.h"
 #include "pause_util.h"
 
-#ifndef PERF_EVENT_IOC_SHARE_PAUSE
-#define PERF_EVENT_IOC_SHARE_PAUSE	_IO('$', 12)
-#endif
-
 #define INSIDE	40	/* pages touched on each CPU inside a window */
 #define OUTSIDE	20	/* and outside */
-
-static int pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set);
-}
 
 static bool have_cpus_0_1(void)
 {

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,20 @@ static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 }
 
 /* The number in file @path (a sysfs or debugfs value), or -1. */
+#ifndef PERF_EVENT_IOC_SHARE_PAUSE
+#define PERF_EVENT_IOC_SHARE_PAUSE	_IO('$', 12)
+#endif
+
+/* Pin the calling thread to @cpu (needs _GNU_SOURCE): 0, or -1. */
+static inline int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
 static inline long read_long(const char *path)
 {
 	char buf[32];
