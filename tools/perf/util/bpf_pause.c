@@ -608,6 +608,7 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	/* perf stat -r: the last run's windows are counted, this one's start. */
 	if (s->attached)
 		bpf_pause__run_done(bp);
+	s->frozen = false;
 	if (s->attached && reset_session(s->skel))
 		goto out;
 	/* perf stat -r: the maps were sized for the first run's sharing. */

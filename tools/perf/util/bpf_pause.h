@@ -143,6 +143,8 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w);
 /* perf stat -r: a run ended (the next one starts, or the last is printed). */
 void bpf_pause__run_done(struct bpf_pause *bp);
+/* perf stat: the counters were read; print the windows as they were then. */
+void bpf_pause__freeze(struct bpf_pause *bp);
 /* perf stat: the windows, after the counters, in perf stat's layout (bpf_pause_print.c) */
 void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_print *pp);
 /* perf record: the windows, after its summary */
@@ -174,6 +176,10 @@ static inline int bpf_pause__install(struct bpf_pause *bp __maybe_unused,
 }
 
 static inline void bpf_pause__run_done(struct bpf_pause *bp __maybe_unused)
+{
+}
+
+static inline void bpf_pause__freeze(struct bpf_pause *bp __maybe_unused)
 {
 }
 

@@ -6,13 +6,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/ctype.h>
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
@@ -30,7 +31,9 @@
 #include "bpf_skel/pause_window.h"
 #include "bpf_skel/pause_window.skel.h"
 #include "debug.h"
+#include "dso.h"
 #include "evsel.h"
+#include "map.h"
 #include "symbol.h"
 #include "pmu.h"
 #include "tp_pmu.h"
@@ -70,15 +73,148 @@ static struct bpf_link *attach_kprobe(struct bpf_pause_session *s,
 	return link;
 }
 
-/* A bare library name ("libc.so.6"): libbpf searches it as ld.so would. */
+/* A bare library name ("libc.so.6"), which ld.so would search. */
 static bool is_bare_library(const char *exe)
 {
 	return !strchr(exe, '/') && strstr(exe, ".so.");
 }
 
+/* Where ld.so would find bare library @name ("libstdc++.so.6"). */
+static int find_library(const char *name, char *buf, size_t size)
+{
+	static const char * const dirs[] = {
+		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
+#ifdef __x86_64__
+		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+#elif defined(__aarch64__)
+		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+#endif
+	};
+	const char *env = getenv("LD_LIBRARY_PATH");
+	char *copy = env ? strdup(env) : NULL, *dir, *save = NULL;
+	char path[PATH_MAX];
+	int found = -1;
+
+	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && found;
+	     dir = strtok_r(NULL, ":", &save))
+		found = snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
+			access(path, R_OK) ? -1 : 0;
+	free(copy);
+	for (size_t i = 0; found && i < ARRAY_SIZE(dirs); i++)
+		found = snprintf(path, sizeof(path), "%s/%s", dirs[i], name) >= (int)sizeof(path) ||
+			access(path, R_OK) ? -1 : 0;
+	if (found || !realpath(path, buf) || strlen(buf) >= size)
+		return -1;
+	return 0;
+}
+
+/* EXE of @spec as a real path: a path, ~/path, a command, or libNAME.so.N. */
+static int uprobe_exe(const struct bpf_pause_spec *spec, char *path, size_t size)
+{
+	if (!bpf_pause_spec__resolve_exe(spec->exe, path, size))
+		return 0;
+	if (!is_bare_library(spec->exe))
+		pr_err("--%s: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
+		       spec->option, spec->text, spec->exe);
+	else if (find_library(spec->exe, path, size))
+		pr_err("--%s: '%s': no library '%s' in LD_LIBRARY_PATH or the usual library directories\n",
+		       spec->option, spec->text, spec->exe);
+	else
+		return 0;
+	return -1;
+}
+
+/* FUNC, a name with any @VERSION cut, is a function of @sym's name. */
+static bool uprobe_sym_is(const struct symbol *sym, const char *func, size_t len)
+{
+	const char *at;
+
+	if (symbol__type(sym) != STT_FUNC && symbol__type(sym) != STT_GNU_IFUNC)
+		return false;
+	if (strncmp(sym->name, func, len) || (sym->name[len] && sym->name[len] != '@'))
+		return false;
+	/* perf's own "NAME@plt" for the PLT entries that call NAME */
+	at = strrchr(sym->name, '@');
+	return !at || strcmp(at, "@plt");
+}
+
 /*
- * In the session's processes only, if it knows them (s->uprobes) and
- * tracefs lets perf add trace events; for every process otherwise.
+ * The file offset of FUNC+OFFSET in @path, the uprobe's place, from perf's
+ * symbol tables as perf probe -x finds it (symbol versions are not in
+ * them: a name given as FUNC@VERSION is matched by FUNC alone).  A FUNC
+ * that is a number is the file offset itself, as uprobe_events shows it.
+ */
+static int uprobe_offset(const struct bpf_pause_spec *spec, const char *path,
+			 unsigned long *off)
+{
+	bool aliases = symbol_conf.allow_aliases, demangle = symbol_conf.demangle;
+	size_t len = strcspn(spec->func, "@");
+	struct symbol *sym, *found = NULL;
+	char where[256] = "";
+	struct rb_node *nd;
+	struct map *map;
+	int nr = 0;
+	char *end;
+
+	if (isdigit((unsigned char)spec->func[0])) {
+		errno = 0;
+		*off = strtoul(spec->func, &end, 0);
+		if (*end || errno) {
+			pr_err("--%s: '%s': FUNC '%s' is neither a symbol nor a file offset (0x1c40)\n",
+			       spec->option, spec->text, spec->func);
+			return -1;
+		}
+		*off += spec->offset;
+		return 0;
+	}
+	if (symbol__init(NULL) < 0 || !(map = dso__new_map(path))) {
+		pr_err("--%s: '%s': %s\n", spec->option, spec->text, strerror(ENOMEM));
+		return -1;
+	}
+	/* Every name of an address (malloc and __libc_malloc), as written. */
+	symbol_conf.allow_aliases = true;
+	symbol_conf.demangle = false;
+	if (map__load(map) < 0) {
+		pr_err("--%s: '%s': cannot read the symbols of %s\n", spec->option, spec->text,
+		       path);
+		goto out;
+	}
+	map__for_each_symbol(map, sym, nd) {
+		if (!uprobe_sym_is(sym, spec->func, len) || (found && found->start == sym->start))
+			continue;
+		if (nr++ < 4)
+			scnprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%#" PRIx64,
+				  found ? ", " : "", map__unmap_ip(map, sym->start));
+		if (!found)
+			found = sym;
+	}
+	if (!found) {
+		pr_err("--%s: '%s': symbol '%s' not found in %s ('perf probe -F -x %s' lists the functions)\n",
+		       spec->option, spec->text, spec->func, path, path);
+	} else if (nr > 1) {
+		pr_err("--%s: '%s': symbol '%s' is ambiguous in %s: %d functions have that name, at file offsets %s%s (name one by its offset: EXE:0x...)\n",
+		       spec->option, spec->text, spec->func, path, nr, where, nr > 4 ? ", ..." : "");
+		found = NULL;
+	} else if (spec->offset && found->end > found->start &&
+		   spec->offset >= found->end - found->start) {
+		pr_err("--%s: '%s': offset %#lx is past the end of '%s' (%" PRIu64 " bytes)\n",
+		       spec->option, spec->text, spec->offset, spec->func,
+		       found->end - found->start);
+		found = NULL;
+	} else {
+		*off = map__unmap_ip(map, found->start) + spec->offset;
+	}
+out:
+	symbol_conf.allow_aliases = aliases;
+	symbol_conf.demangle = demangle;
+	map__put(map);
+	return found ? 0 : -1;
+}
+
+/*
+ * At file offset @offset of @path, in the session's processes only if it
+ * knows them (s->uprobes) and tracefs lets perf add trace events; for
+ * every process otherwise.
  */
 static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
 					    const struct bpf_pause_spec *spec, const char *path,
@@ -86,13 +222,13 @@ static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
 					    u64 cookie, bool retprobe)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = retprobe, .bpf_cookie = cookie,
-		    .func_name = spec->func, .ref_ctr_offset = ref_ctr);
+		    .ref_ctr_offset = ref_ctr);
 	struct bpf_link *link = NULL;
 
 	if (s->uprobes) {
 		int ret = bpf_pause_uprobes__attach(s->uprobes, s->skel->progs.pause_probe, path,
-						    spec->func, offset, ref_ctr, retprobe,
-						    spec->pause, cookie, s->carrier, &link);
+						    offset, ref_ctr, retprobe, spec->pause,
+						    cookie, s->carrier, &link);
 
 		if (ret != -2)
 			return link;
@@ -101,7 +237,6 @@ static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
 				   spec->option, tracing_path_mount());
 		s->scoped_warned = true;
 	}
-	/* With func_name, libbpf adds the symbol's address to the offset. */
 	return bpf_program__attach_uprobe_opts(s->skel->progs.pause_probe, -1, path, offset,
 					       &opts);
 }
@@ -109,38 +244,17 @@ static struct bpf_link *attach_uprobe_where(struct bpf_pause_session *s,
 static struct bpf_link *attach_uprobe(struct bpf_pause_session *s,
 				      const struct bpf_pause_spec *spec, u64 cookie, bool retprobe)
 {
-	char path[PATH_MAX], msg[128];
+	char path[PATH_MAX];
 	struct bpf_link *link;
-	int err;
+	unsigned long off;
 
-	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path))) {
-		if (!is_bare_library(spec->exe)) {
-			pr_err("--%s: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
-			       spec->option, spec->text, spec->exe);
-			return NULL;
-		}
-		snprintf(path, sizeof(path), "%s", spec->exe);
-	}
-	link = attach_uprobe_where(s, spec, path, spec->offset, 0, cookie, retprobe);
-	if (link)
-		return link;
-	err = errno;
-	if (err == LIBBPF_ERRNO__FORMAT) {
-		/* libbpf's word for a symbol defined more than once */
-		pr_err("--%s: '%s': symbol '%s' is ambiguous in %s (several versions or copies): name one as %s@@VERSION ('nm -D --with-symbol-versions %s' lists them)\n",
-		       spec->option, spec->text, spec->func, path, spec->func, path);
-	} else if (err == ENOENT && is_bare_library(path)) {
-		pr_err("--%s: '%s': no library '%s' in LD_LIBRARY_PATH or the usual library directories, or no symbol '%s' in it\n",
-		       spec->option, spec->text, path, spec->func);
-	} else if (err == ENOENT || err == ESRCH) {
-		pr_err("--%s: '%s': symbol '%s' not found in %s ('perf probe -F -x %s' lists the functions)\n",
-		       spec->option, spec->text, spec->func, path, path);
-	} else {
-		libbpf_strerror(err, msg, sizeof(msg));
-		pr_err("--%s: '%s': cannot probe '%s' in %s: %s\n",
-		       spec->option, spec->text, spec->func, path, msg);
-	}
-	return NULL;
+	if (uprobe_exe(spec, path, sizeof(path)) || uprobe_offset(spec, path, &off))
+		return NULL;
+	link = attach_uprobe_where(s, spec, path, off, 0, cookie, retprobe);
+	if (!link)
+		pr_err("--%s: '%s': cannot probe '%s' at file offset %#lx of %s: %s\n",
+		       spec->option, spec->text, spec->func, off, path, strerror(errno));
+	return link;
 }
 
 int bpf_pause_session__add_link(struct bpf_pause_session *s, struct bpf_link *link)
@@ -155,34 +269,6 @@ int bpf_pause_session__add_link(struct bpf_pause_session *s, struct bpf_link *li
 	s->links[s->nr_links++] = link;
 	return 0;
 }
-
-#ifdef HAVE_GELF_GETNOTE_SUPPORT
-/* A bare library name ("libstdc++.so.6"), where ld.so would find it. */
-static int find_library(const char *name, char *buf, size_t size)
-{
-	static const char * const dirs[] = {
-		"/lib64", "/usr/lib64", "/lib", "/usr/lib",
-#ifdef __x86_64__
-		"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-#elif defined(__aarch64__)
-		"/lib/aarch64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-#endif
-	};
-	const char *env = getenv("LD_LIBRARY_PATH");
-	char *copy = env ? strdup(env) : NULL, *dir, *save = NULL;
-	int found = -1;
-
-	for (dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && found;
-	     dir = strtok_r(NULL, ":", &save))
-		found = snprintf(buf, size, "%s/%s", dir, name) >= (int)size ||
-			access(buf, R_OK) ? -1 : 0;
-	free(copy);
-	for (size_t i = 0; found && i < ARRAY_SIZE(dirs); i++)
-		found = snprintf(buf, size, "%s/%s", dirs[i], name) >= (int)size ||
-			access(buf, R_OK) ? -1 : 0;
-	return found;
-}
-#endif
 
 /*
  * An SDT (USDT) marker: a uprobe on each site of PROVIDER:NAME in EXE,
@@ -202,12 +288,8 @@ static struct bpf_link *attach_sdt(struct bpf_pause_session *s __maybe_unused,
 	bool found = false;
 	int err;
 
-	if (bpf_pause_spec__resolve_exe(spec->exe, path, sizeof(path)) &&
-	    (!is_bare_library(spec->exe) || find_library(spec->exe, path, sizeof(path)))) {
-		pr_err("--%s: '%s': EXE '%s' not found (give a path, ~/path, a command in $PATH, or a library as libNAME.so.N)\n",
-		       spec->option, spec->text, spec->exe);
+	if (uprobe_exe(spec, path, sizeof(path)))
 		return NULL;
-	}
 	symbol__elf_init();
 	err = get_sdt_note_list(&notes, path);
 	if (err < 0) {

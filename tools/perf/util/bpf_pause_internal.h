@@ -42,6 +42,12 @@ struct bpf_pause_session {
 	int			nr_values;
 	u64			start_ns;	/* CLOCK_MONOTONIC: the first install */
 	struct pause_pred	*preds;		/* SPEC{...}, by trigger */
+	/* perf stat: the counts read with the counters (bpf_pause__freeze()) */
+	bool			frozen;
+	int			frozen_counts_err;
+	int			frozen_windows_err;
+	u64			frozen_counts[BPF_PAUSE__NR_COUNTS];
+	struct bpf_pause_windows frozen_windows;
 };
 
 /* The option the user gave first (--bpf-pause, --switch-on, ...), for messages. */

@@ -516,7 +516,7 @@ static u64 prog_misses(struct bpf_program *prog)
 	return info.recursion_misses;
 }
 
-int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS])
+static int read_counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS])
 {
 	struct pause_window_bpf *skel = bp->session ? bp->session->skel : NULL;
 	int nr_cpus = libbpf_num_possible_cpus();
@@ -564,7 +564,7 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 	return 0;
 }
 
-int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
+static int read_windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
 {
 	struct bpf_pause_session *s = bp->session;
 	int nr_cpus = libbpf_num_possible_cpus(), fd;
@@ -601,4 +601,41 @@ int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
 		w->names[i] = s->value_names[i];
 	free(st);
 	return 0;
+}
+
+int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS])
+{
+	const struct bpf_pause_session *s = bp->session;
+
+	if (!s || !s->frozen)
+		return read_counts(bp, counts);
+	memcpy(counts, s->frozen_counts, sizeof(s->frozen_counts));
+	return s->frozen_counts_err;
+}
+
+int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
+{
+	const struct bpf_pause_session *s = bp->session;
+
+	if (!s || !s->frozen)
+		return read_windows(bp, w);
+	*w = s->frozen_windows;
+	return s->frozen_windows_err;
+}
+
+/*
+ * perf stat reads the counters as the workload ends, then closes the
+ * events and prints: the windows are taken with the counters, as a -p
+ * target's threads go on opening and closing windows meanwhile.
+ */
+void bpf_pause__freeze(struct bpf_pause *bp)
+{
+	struct bpf_pause_session *s = bp->session;
+
+	if (!s)
+		return;
+	s->frozen = false;
+	s->frozen_counts_err = read_counts(bp, s->frozen_counts);
+	s->frozen_windows_err = read_windows(bp, &s->frozen_windows);
+	s->frozen = true;
 }

@@ -21,12 +21,10 @@
  *    so those threads' processes and the ones they create, before and
  *    after exec, and no other.
  *
- * libbpf resolves FUNC (symbol versions, bare library names) as for any
- * other uprobe, by a first attach to perf itself that is read back
- * (bpf_link_get_info_by_fd()) and dropped.  (The uprobe PMU would give
- * events that die with their file, but an inherited copy of one reads its
- * path again from the forking process's memory and gets a probe of its
- * own, without the program.)
+ * The caller resolves the place, a file and an offset in it, once for
+ * both ways.  (The uprobe PMU would give events that die with their file,
+ * but an inherited copy of one reads its path again from the forking
+ * process's memory and gets a probe of its own, without the program.)
  *
  * Nothing may stay in tracefs after the session, however perf ends:
  *
@@ -70,7 +68,6 @@
 #include <linux/string.h>
 #include <linux/zalloc.h>
 
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <api/fs/tracing_path.h>
 
@@ -293,32 +290,6 @@ static int spawn_janitor(struct bpf_pause_uprobes *up)
 	return 0;
 }
 
-/* The file and offset libbpf resolves @func+@offset of @path to. */
-static int resolve(struct bpf_program *prog, const char *path, const char *func,
-		   unsigned long offset, unsigned long ref_ctr, char *file, size_t size,
-		   unsigned long *off)
-{
-	LIBBPF_OPTS(bpf_uprobe_opts, opts, .func_name = func, .ref_ctr_offset = ref_ctr);
-	struct bpf_link_info info;
-	u32 len = sizeof(info);
-	struct bpf_link *link;
-	int err;
-
-	link = bpf_program__attach_uprobe_opts(prog, getpid(), path, offset, &opts);
-	if (!link)
-		return -1;
-	memset(&info, 0, sizeof(info));
-	info.perf_event.uprobe.file_name = (u64)(unsigned long)file;
-	info.perf_event.uprobe.name_len = size;
-	err = bpf_link_get_info_by_fd(bpf_link__fd(link), &info, &len);
-	bpf_link__destroy(link);
-	if (err || info.type != BPF_LINK_TYPE_PERF_EVENT ||
-	    info.perf_event.type != BPF_PERF_EVENT_UPROBE)
-		return -2;
-	*off = info.perf_event.uprobe.offset;
-	return 0;
-}
-
 static int open_trace_event(long id, pid_t pid, bool inherit)
 {
 	struct perf_event_attr attr = {
@@ -341,25 +312,24 @@ static bool trace_event_exists(const char *name)
 }
 
 int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *prog,
-			      const char *path, const char *func, unsigned long offset,
-			      unsigned long ref_ctr, bool retprobe, bool pause, u64 cookie,
-			      pid_t carrier, struct bpf_link **link)
+			      const char *path, unsigned long offset, unsigned long ref_ctr,
+			      bool retprobe, bool pause, u64 cookie, pid_t carrier,
+			      struct bpf_link **link)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
-	char file[PATH_MAX], event[16], cmd[128];
+	char event[16], cmd[128];
 	struct probe_trace_event tev = {
 		.group		= up->group,
 		.event		= event,
 		.uprobes	= true,
 		.point		= {
-			.module		= file,
+			.module		= (char *)path,
 			.retprobe	= retprobe,
 			.ref_ctr_offset	= ref_ctr,	/* an SDT marker's semaphore */
 		},
 	};
 	struct scoped_uprobe *p;
-	unsigned long off;
-	int ret, fd;
+	int fd;
 
 	if (up->fd < 0)
 		return -2;
@@ -369,11 +339,8 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 	up->probes = p;
 	p = &up->probes[up->nr];
 	memset(p, 0, sizeof(*p));
-	ret = resolve(prog, path, func, offset, ref_ctr, file, sizeof(file), &off);
-	if (ret)
-		return ret;
 	/* tracefs splits its commands at blanks. */
-	if (strpbrk(file, " \t\n"))
+	if (strpbrk(path, " \t\n"))
 		return -2;
 	snprintf(event, sizeof(event), "s%d", up->nr);
 	snprintf(p->name, sizeof(p->name), "%s/%s", up->group, event);
@@ -382,7 +349,7 @@ int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *
 	if (up->janitor < 0 && spawn_janitor(up))
 		pr_debug("bpf-pause: no janitor (%s): a killed perf leaves %s in uprobe_events\n",
 			 strerror(errno), up->group);
-	tev.point.address = off;
+	tev.point.address = offset;
 	if (probe_file__add_event(up->fd, &tev))
 		return -2;
 	p->id = tp_pmu__id(up->group, event);

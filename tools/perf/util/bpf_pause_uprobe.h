@@ -18,18 +18,17 @@ struct bpf_pause_uprobes;
 struct bpf_pause_uprobes *bpf_pause_uprobes__new(bool inherit);
 
 /*
- * Attach @prog with @cookie to the uprobe (@retprobe: uretprobe) on @func
- * +@offset in @path (@func NULL: at file offset @offset, with the SDT
- * semaphore at @ref_ctr if not 0), trapping only the processes bpf_pause_uprobes__scope()
- * names; @carrier is one of them.  Returns 0 with *@link; -1 with errno
- * (libbpf's, as for an attach) if the function cannot be probed; -2 if
- * tracefs cannot hold a trace event of it, in which case the caller
- * attaches for every process.
+ * Attach @prog with @cookie to the uprobe (@retprobe: uretprobe) at file
+ * offset @offset of @path, a real path (with the SDT semaphore at @ref_ctr
+ * if not 0), trapping only the processes bpf_pause_uprobes__scope() names;
+ * @carrier is one of them.  Returns 0 with *@link; -1 with errno if it
+ * cannot be probed; -2 if tracefs cannot hold a trace event of it, in
+ * which case the caller attaches for every process.
  */
 int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *prog,
-			      const char *path, const char *func, unsigned long offset,
-			      unsigned long ref_ctr, bool retprobe, bool pause, u64 cookie,
-			      pid_t carrier, struct bpf_link **link);
+			      const char *path, unsigned long offset, unsigned long ref_ctr,
+			      bool retprobe, bool pause, u64 cookie, pid_t carrier,
+			      struct bpf_link **link);
 
 /*
  * Trap the uprobes in @pids' processes and in those they create from now

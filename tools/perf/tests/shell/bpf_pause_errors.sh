@@ -66,6 +66,10 @@ for cmd in record stat; do
     ${cmd} -e task-clock --bpf-pause=kprobe:pause:no_such_function_xyz
   expect_error "symbol 'no_such_symbol_xyz' not found in ${pw_perf}" \
     ${cmd} -e task-clock --bpf-pause=uprobe:pause:"${pw_perf}":no_such_symbol_xyz
+  expect_error "offset 0x100000 is past the end of 'pause_window_inside'" \
+    ${cmd} -e task-clock --bpf-pause=uprobe:pause:"${pw_perf}":pause_window_inside+0x100000
+  expect_error "FUNC '0xzz' is neither a symbol nor a file offset" \
+    ${cmd} -e task-clock --bpf-pause=uprobe:pause:"${pw_perf}":0xzz
   expect_error "EXE './no/such/exe' not found" \
     ${cmd} -e task-clock --bpf-pause=uprobe:pause:./no/such/exe:main
   # Messages name the option as typed.

@@ -123,6 +123,27 @@ else
   echo "note: no nm/objdump or no symbol: FUNC+OFFSET not tested"
 fi
 
+# FUNC as a file offset, as uprobe_events shows places: that of
+# pause_window_inside, from its address and perf's LOAD segments.
+echo "--- uprobe at a file offset"
+fileoff=""
+if [ -n "${addr}" ] && command -v readelf >/dev/null; then
+  a=$((0x${addr}))
+  while read -r type off vaddr _ _ memsz _; do
+    [ "${type}" = LOAD ] || continue
+    if [ "${a}" -ge $((vaddr)) ] && [ "${a}" -lt $((vaddr + memsz)) ]; then
+      fileoff=$(printf '0x%x' $((a - vaddr + off)))
+      break
+    fi
+  done <<<"$(readelf -lW "${pw_perf}" 2>/dev/null)"
+fi
+if [ -n "${fileoff}" ]; then
+  check "uprobe at file offset ${fileoff}" 1 yes -e "${ev}" \
+    --bpf-pause="uprobe:resume:${pw_perf}:${fileoff},uretprobe:pause:${pw_perf}:pause_window_inside"
+else
+  echo "note: no nm/readelf or no symbol: FUNC as a file offset not tested"
+fi
+
 # A bare library name, found as ld.so would: a window per call of libc's
 # syscall(), which the workload makes once before its rounds and twice in
 # each (getppid, getpgid).
