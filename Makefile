@@ -108,6 +108,7 @@ ifeq ($(ARCH),arm64)
 endif
 
 ## export-patches  write build/linux's commits on the base to patches/ (after committing there)
+##               FROM=DIR: from a full tree (a clone of build/series-tree) instead
 export-patches:
 	@$(H)/export-patches.sh
 

@@ -79,6 +79,18 @@ if [ ! -f "$state/base" ] || [ "$(cat "$state/base")" != "$base_id" ]; then
 fi
 
 # --- series ------------------------------------------------------------------
+# Our whole files, at their tree path: laid over after the series, in
+# their final version, so git am leaves out the hunks of a patch that
+# change one an earlier patch added (make series applies those).
+new_list=$(mktemp)
+trap 'rm -f "$new_list"' EXIT
+while read -r src dst; do
+	[ -d "$repo/$src" ] || continue
+	(cd "$repo/$src" && find . -type f ! -name '*~' | sed "s|^\./|$dst/|") >>"$new_list"
+done < <(overlay_map)
+sort -o "$new_list" "$new_list"
+mapfile -t exclude < <(sed 's/^/--exclude=/' "$new_list")
+
 # applied: one line per applied patch, "<sha256> <name> <commit>".
 mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$repo/patches/series" 2>/dev/null || true)
 mapfile -t applied <"$state/applied"
@@ -107,8 +119,8 @@ for name in "${series[@]:$keep}"; do
 	echo "$me: applying $name"
 	# A patch that only adds whole files (a selftest) is empty here: the
 	# overlay and make series add its files (LC_ALL=C: the message is matched).
-	if ! LC_ALL=C git_t am -q --keep-cr "$repo/patches/$name" >"$state/am.log" 2>&1 &&
-	   ! { grep -q 'Patch is empty' "$state/am.log" &&
+	if ! LC_ALL=C git_t am -q --keep-cr "${exclude[@]}" "$repo/patches/$name" >"$state/am.log" 2>&1 &&
+	   ! { grep -q 'Patch is empty\|No changes' "$state/am.log" &&
 	       git_t am -q --allow-empty >>"$state/am.log" 2>&1; }; then
 		cat "$state/am.log" >&2
 		git_t am --abort >/dev/null 2>&1 || true
@@ -118,13 +130,6 @@ for name in "${series[@]:$keep}"; do
 done
 
 # --- overlay -------------------------------------------------------------------
-new_list=$(mktemp)
-trap 'rm -f "$new_list"' EXIT
-while read -r src dst; do
-	[ -d "$repo/$src" ] || continue
-	(cd "$repo/$src" && find . -type f ! -name '*~' | sed "s|^\./|$dst/|") >>"$new_list"
-done < <(overlay_map)
-sort -o "$new_list" "$new_list"
 
 # A whole file must be ours: a path the base already has is changed by a patch.
 while read -r f; do

@@ -3,7 +3,8 @@
 #
 # Turn the tree's series into what gets mailed: in build/series-tree, each
 # patch of patches/series is applied with git am and the whole files that
-# patches/manifest assigns to it are committed into it; then
+# patches/manifest assigns to it are committed into it, as they were
+# then (later patches may change them: their hunks are undone); then
 # git format-patch writes build/series/ with a cover letter made from
 # patches/cover-letter.  Checks that the result applies with git am to the
 # pinned base and passes scripts/checkpatch.pl --strict.
@@ -29,10 +30,28 @@ src_of() {
 	esac
 }
 
+# A whole file as the patch that adds it has it: its final version (ours)
+# with the hunks the later patches make to it undone, last first.
+stage_dir=$(mktemp -d)
+trap 'rm -rf "$stage_dir"' EXIT
+staged() {
+	local path=$1 from=$2 i
+	rm -rf "${stage_dir:?}"/*
+	mkdir -p "$stage_dir/$(dirname "$path")"
+	cp "$(src_of "$path")" "$stage_dir/$path"
+	for ((i = ${#series[@]} - 1; i > from; i--)); do
+		grep -q "^diff --git a/$path b/$path\$" "$repo/patches/${series[$i]}" || continue
+		git -C "$stage_dir" apply -R --include="$path" "$repo/patches/${series[$i]}" ||
+			die "$path: ${series[$i]} does not apply to it in reverse (edit the patch or the file)"
+	done
+	cp "$stage_dir/$path" "$st/$path"
+}
+
 rm -rf "$st" "$out"
 git clone -q --shared --no-checkout "$TREE" "$st"
 g checkout -q -b series base
-for name in "${series[@]}"; do
+for idx in "${!series[@]}"; do
+	name=${series[$idx]}
 	# A patch of only whole files (a selftest) is empty in patches/.
 	if ! LC_ALL=C g am -q --keep-cr "$repo/patches/$name" >"$B/series-am.log" 2>&1 &&
 	   ! { grep -q 'Patch is empty' "$B/series-am.log" && g am -q --allow-empty >/dev/null; }; then
@@ -44,11 +63,18 @@ for name in "${series[@]}"; do
 	for path in "${!owner[@]}"; do
 		[ "${owner[$path]}" = "$name" ] || continue
 		mkdir -p "$st/$(dirname "$path")"
-		cp "$(src_of "$path")" "$st/$path"
+		staged "$path" "$idx"
 		g add -f "$path"
 		added=1
 	done
 	[ $added -eq 0 ] || g commit -q --amend --no-edit
+done
+
+# The patches that change whole files must lead to their final versions.
+for path in "${!owner[@]}"; do
+	[ "${owner[$path]}" != "-" ] || continue
+	cmp -s "$(src_of "$path")" "$st/$path" ||
+		die "$path: the series ends with another version than ours (a patch changed it since)"
 done
 
 mkdir -p "$out"

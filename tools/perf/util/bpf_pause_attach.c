@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,7 +166,8 @@ static int uprobe_offset(const struct bpf_pause_spec *spec, const char *path,
 		*off += spec->offset;
 		return 0;
 	}
-	if (symbol__init(NULL) < 0 || !(map = dso__new_map(path))) {
+	map = symbol__init(NULL) < 0 ? NULL : dso__new_map(path);
+	if (!map) {
 		pr_err("--%s: '%s': %s\n", spec->option, spec->text, strerror(ENOMEM));
 		return -1;
 	}
@@ -182,9 +182,12 @@ static int uprobe_offset(const struct bpf_pause_spec *spec, const char *path,
 	map__for_each_symbol(map, sym, nd) {
 		if (!uprobe_sym_is(sym, spec->func, len) || (found && found->start == sym->start))
 			continue;
-		if (nr++ < 4)
-			scnprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%#" PRIx64,
-				  found ? ", " : "", map__unmap_ip(map, sym->start));
+		if (nr++ < 4) {
+			size_t used = strlen(where);
+
+			scnprintf(where + used, sizeof(where) - used, "%s%#llx", found ? ", " : "",
+				  (unsigned long long)map__unmap_ip(map, sym->start));
+		}
 		if (!found)
 			found = sym;
 	}
@@ -193,13 +196,14 @@ static int uprobe_offset(const struct bpf_pause_spec *spec, const char *path,
 		       spec->option, spec->text, spec->func, path, path);
 	} else if (nr > 1) {
 		pr_err("--%s: '%s': symbol '%s' is ambiguous in %s: %d functions have that name, at file offsets %s%s (name one by its offset: EXE:0x...)\n",
-		       spec->option, spec->text, spec->func, path, nr, where, nr > 4 ? ", ..." : "");
+		       spec->option, spec->text, spec->func, path, nr, where,
+		       nr > 4 ? ", ..." : "");
 		found = NULL;
 	} else if (spec->offset && found->end > found->start &&
 		   spec->offset >= found->end - found->start) {
-		pr_err("--%s: '%s': offset %#lx is past the end of '%s' (%" PRIu64 " bytes)\n",
+		pr_err("--%s: '%s': offset %#lx is past the end of '%s' (%llu bytes)\n",
 		       spec->option, spec->text, spec->offset, spec->func,
-		       found->end - found->start);
+		       (unsigned long long)(found->end - found->start));
 		found = NULL;
 	} else {
 		*off = map__unmap_ip(map, found->start) + spec->offset;
