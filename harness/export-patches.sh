@@ -39,40 +39,52 @@ if [ -n "${FROM:-}" ]; then
 	: >"$tmp/owners"
 	for c in $(git -C "$FROM" rev-list --reverse base..HEAD); do
 		i=$((i + 1))
-		# The files it adds that are ours whole (in patches/manifest).
-		mapfile -t added < <(git -C "$FROM" diff --name-only --diff-filter=A "$c~1" "$c" |
-				     grep -Fx -f "$tmp/whole" || true)
+		# The files it adds that are ours whole (in patches/manifest);
+		# --no-renames: one added by a rename is added all the same.
+		mapfile -t added < <(git -C "$FROM" diff --no-renames --name-only --diff-filter=A \
+				     "$c~1" "$c" | grep -Fx -f "$tmp/whole" || true)
 		# One commit at a time, as the series numbers it; --full-history
 		# --sparse: kept even when it changes nothing but the files left out.
 		git -C "$FROM" format-patch -q --always --no-signature --zero-commit \
-			--full-history --sparse --start-number=$i \
+			--no-numbered --full-history --sparse --start-number=$i \
 			--subject-prefix="PATCH $(printf "%0${#n}d" $i)/$n" -o "$tmp/p" \
-			"$c~1..$c" -- . "${added[@]/#/:(exclude)}"
+			"$c~1..$c" -- . "${added[@]/#/:(exclude,literal)}"
 		name=$(basename "$(ls "$tmp"/p/"$(printf '%04d' $i)"-*.patch)")
 		for f in "${added[@]}"; do
 			printf '%s\t%s\n' "$f" "$name" >>"$tmp/owners"
 		done
 	done
-	rm -f "$repo"/patches/*.patch
-	cp "$tmp"/p/*.patch "$repo/patches/"
+	# Everything is made in $tmp first: a whole file the series adds and
+	# a later patch removes stops the export before anything is written.
+	mkdir -p "$tmp/w"
+	while IFS=$'\t' read -r f _; do
+		mode=$(git -C "$FROM" ls-tree HEAD -- "$f" | cut -d' ' -f1)
+		[ -n "$mode" ] || { echo "export-patches: $f: added by the series, gone at its end" >&2; exit 1; }
+		mkdir -p "$tmp/w/$(dirname "$f")"
+		git -C "$FROM" show "HEAD:$f" >"$tmp/w/$f"
+		[ "$mode" != 100755 ] || chmod +x "$tmp/w/$f"
+	done <"$tmp/owners"
 	{
 		sed -n '/^#/p' "$repo/patches/series"
 		(cd "$tmp/p" && ls ./*.patch | sed 's|^\./||')
 	} >"$tmp/series"
-	mv "$tmp/series" "$repo/patches/series"
 	# The harness's own files ("-") stay; the series' are rewritten.
 	{
 		sed -n '/^#/p' "$repo/patches/manifest"
 		awk -F'\t' '!/^#/ && $2 == "-"' "$repo/patches/manifest"
 		cat "$tmp/owners"
 	} >"$tmp/manifest"
-	while IFS=$'\t' read -r f _; do
-		mkdir -p "$(dirname "$(whole_path "$f")")"
-		git -C "$FROM" show "HEAD:$f" >"$(whole_path "$f")"
-	done <"$tmp/owners"
-	# Whole files a patch no longer adds: gone from the series.
 	awk -F'\t' '!/^#/ && $2 != "-" { print $1 }' "$repo/patches/manifest" | sort >"$tmp/old"
 	cut -f1 "$tmp/owners" | sort >"$tmp/new"
+
+	rm -f "$repo"/patches/*.patch
+	cp "$tmp"/p/*.patch "$repo/patches/"
+	mv "$tmp/series" "$repo/patches/series"
+	while IFS=$'\t' read -r f _; do
+		mkdir -p "$(dirname "$(whole_path "$f")")"
+		cp -p "$tmp/w/$f" "$(whole_path "$f")"
+	done <"$tmp/owners"
+	# Whole files a patch no longer adds: gone from the series.
 	comm -23 "$tmp/old" "$tmp/new" | while read -r f; do
 		echo "export-patches: $f: no longer added by the series: removed"
 		rm -f "$(whole_path "$f")"
@@ -88,7 +100,7 @@ for p in "$repo"/patches/*.patch; do
 	[ -e "$p" ] || continue
 	while IFS=$'\t' read -r f owner; do
 		[ "$owner" != "-" ] || continue
-		if grep -q "^diff --git a/$f b/$f\$" "$p"; then
+		if grep -qxF "diff --git a/$f b/$f" "$p"; then
 			echo "export-patches: $(basename "$p") changes our whole file $f: export from a full tree (FROM=)" >&2
 			exit 1
 		fi

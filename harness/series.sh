@@ -40,7 +40,7 @@ staged() {
 	mkdir -p "$stage_dir/$(dirname "$path")"
 	cp "$(src_of "$path")" "$stage_dir/$path"
 	for ((i = ${#series[@]} - 1; i > from; i--)); do
-		grep -q "^diff --git a/$path b/$path\$" "$repo/patches/${series[$i]}" || continue
+		grep -qxF "diff --git a/$path b/$path" "$repo/patches/${series[$i]}" || continue
 		git -C "$stage_dir" apply -R --include="$path" "$repo/patches/${series[$i]}" ||
 			die "$path: ${series[$i]} does not apply to it in reverse (edit the patch or the file)"
 	done

@@ -123,13 +123,11 @@ static int uprobe_exe(const struct bpf_pause_spec *spec, char *path, size_t size
 	return -1;
 }
 
-/* FUNC, a name with any @VERSION cut, is a function of @sym's name. */
+/* @sym is named FUNC (its first @len characters), with any @VERSION cut. */
 static bool uprobe_sym_is(const struct symbol *sym, const char *func, size_t len)
 {
 	const char *at;
 
-	if (symbol__type(sym) != STT_FUNC && symbol__type(sym) != STT_GNU_IFUNC)
-		return false;
 	if (strncmp(sym->name, func, len) || (sym->name[len] && sym->name[len] != '@'))
 		return false;
 	/* perf's own "NAME@plt" for the PLT entries that call NAME */
@@ -137,36 +135,60 @@ static bool uprobe_sym_is(const struct symbol *sym, const char *func, size_t len
 	return !at || strcmp(at, "@plt");
 }
 
+/* A FUNC that is a number: a file offset, 0x hex or decimal, in @path. */
+static int uprobe_file_offset(const struct bpf_pause_spec *spec, const char *path,
+			      unsigned long *off)
+{
+	bool hex = spec->func[0] == '0' && (spec->func[1] == 'x' || spec->func[1] == 'X');
+	struct stat st;
+	char *end;
+
+	errno = 0;
+	*off = strtoul(spec->func, &end, hex ? 16 : 10);
+	if (*end || errno || (!hex && spec->func[0] == '0' && spec->func[1])) {
+		pr_err("--%s: '%s': FUNC '%s' is neither a symbol nor a file offset (0x1c40, or decimal)\n",
+		       spec->option, spec->text, spec->func);
+		return -1;
+	}
+	*off += spec->offset;
+	if (!stat(path, &st) && *off >= (unsigned long)st.st_size) {
+		pr_err("--%s: '%s': file offset %#lx is past the end of %s (%lld bytes)\n",
+		       spec->option, spec->text, *off, path, (long long)st.st_size);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The file offset of FUNC+OFFSET in @path, the uprobe's place, from perf's
- * symbol tables as perf probe -x finds it (symbol versions are not in
- * them: a name given as FUNC@VERSION is matched by FUNC alone).  A FUNC
- * that is a number is the file offset itself, as uprobe_events shows it.
+ * symbol tables, computed as perf probe -x does (symbol versions are not
+ * in them: a name given as FUNC@VERSION is matched by FUNC alone).  A
+ * FUNC that is a number is the file offset itself, as uprobe_events
+ * shows it.
  */
 static int uprobe_offset(const struct bpf_pause_spec *spec, const char *path,
 			 unsigned long *off)
 {
 	bool aliases = symbol_conf.allow_aliases, demangle = symbol_conf.demangle;
 	size_t len = strcspn(spec->func, "@");
-	struct symbol *sym, *found = NULL;
+	struct symbol *sym, *found = NULL, *last = NULL;
+	int nr = 0, nr_ifunc = 0;
 	char where[256] = "";
 	struct rb_node *nd;
 	struct map *map;
-	int nr = 0;
-	char *end;
 
-	if (isdigit((unsigned char)spec->func[0])) {
-		errno = 0;
-		*off = strtoul(spec->func, &end, 0);
-		if (*end || errno) {
-			pr_err("--%s: '%s': FUNC '%s' is neither a symbol nor a file offset (0x1c40)\n",
-			       spec->option, spec->text, spec->func);
-			return -1;
-		}
-		*off += spec->offset;
-		return 0;
+	if (isdigit((unsigned char)spec->func[0]))
+		return uprobe_file_offset(spec, path, off);
+	if (!strcmp(spec->func + len, "@plt")) {
+		pr_err("--%s: '%s': a PLT entry is not a function: name the function it calls\n",
+		       spec->option, spec->text);
+		return -1;
 	}
-	map = symbol__init(NULL) < 0 ? NULL : dso__new_map(path);
+	if (spec->func[len])
+		pr_warning("--%s: '%s': perf's symbol tables hold no symbol versions: '%.*s' of any version\n",
+			   spec->option, spec->text, (int)len, spec->func);
+	symbol__elf_init();
+	map = dso__new_map(path);
 	if (!map) {
 		pr_err("--%s: '%s': %s\n", spec->option, spec->text, strerror(ENOMEM));
 		return -1;
@@ -179,19 +201,31 @@ static int uprobe_offset(const struct bpf_pause_spec *spec, const char *path,
 		       path);
 		goto out;
 	}
+	/* In address order: the names of one address are neighbours. */
 	map__for_each_symbol(map, sym, nd) {
-		if (!uprobe_sym_is(sym, spec->func, len) || (found && found->start == sym->start))
+		if (!uprobe_sym_is(sym, spec->func, len))
+			continue;
+		/* An IFUNC's address is its resolver's, run once at load. */
+		if (symbol__type(sym) != STT_FUNC) {
+			nr_ifunc += symbol__type(sym) == STT_GNU_IFUNC;
+			continue;
+		}
+		if (last && last->start == sym->start)
 			continue;
 		if (nr++ < 4) {
 			size_t used = strlen(where);
 
-			scnprintf(where + used, sizeof(where) - used, "%s%#llx", found ? ", " : "",
+			scnprintf(where + used, sizeof(where) - used, "%s%#llx", last ? ", " : "",
 				  (unsigned long long)map__unmap_ip(map, sym->start));
 		}
+		last = sym;
 		if (!found)
 			found = sym;
 	}
-	if (!found) {
+	if (!found && nr_ifunc) {
+		pr_err("--%s: '%s': '%s' in %s is an IFUNC, whose resolver runs once at load: probe the implementation it picks ('perf probe -F -x %s' lists the functions)\n",
+		       spec->option, spec->text, spec->func, path, path);
+	} else if (!found) {
 		pr_err("--%s: '%s': symbol '%s' not found in %s ('perf probe -F -x %s' lists the functions)\n",
 		       spec->option, spec->text, spec->func, path, path);
 	} else if (nr > 1) {
@@ -206,6 +240,9 @@ static int uprobe_offset(const struct bpf_pause_spec *spec, const char *path,
 		       (unsigned long long)(found->end - found->start));
 		found = NULL;
 	} else {
+		if (nr_ifunc)
+			pr_warning("--%s: '%s': '%s' in %s is an IFUNC too, the version programs link against: this probes the other one\n",
+				   spec->option, spec->text, spec->func, path);
 		*off = map__unmap_ip(map, found->start) + spec->offset;
 	}
 out:

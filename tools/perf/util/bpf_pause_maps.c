@@ -624,9 +624,10 @@ int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
 }
 
 /*
- * perf stat reads the counters as the workload ends, then closes the
- * events and prints: the windows are taken with the counters, as a -p
- * target's threads go on opening and closing windows meanwhile.
+ * perf stat reads the counters (at each interval, and as the workload
+ * ends), then prints them, having closed the events at the end: the
+ * windows are taken with the counters, as a -p target's threads go on
+ * opening and closing windows meanwhile.
  */
 void bpf_pause__freeze(struct bpf_pause *bp)
 {

@@ -21,9 +21,10 @@ struct bpf_pause_uprobes *bpf_pause_uprobes__new(bool inherit);
  * Attach @prog with @cookie to the uprobe (@retprobe: uretprobe) at file
  * offset @offset of @path, a real path (with the SDT semaphore at @ref_ctr
  * if not 0), trapping only the processes bpf_pause_uprobes__scope() names;
- * @carrier is one of them.  Returns 0 with *@link; -1 with errno if it
- * cannot be probed; -2 if tracefs cannot hold a trace event of it, in
- * which case the caller attaches for every process.
+ * @carrier is one of them.  Returns 0 with *@link; -1 with errno if
+ * memory runs out; -2 if tracefs cannot hold a trace event of it or its
+ * program cannot be attached there, in which case the caller attaches
+ * for every process.
  */
 int bpf_pause_uprobes__attach(struct bpf_pause_uprobes *up, struct bpf_program *prog,
 			      const char *path, unsigned long offset, unsigned long ref_ctr,

@@ -79,6 +79,12 @@ for cmd in record stat; do
     ${cmd} -e task-clock --bpf-aux-pause=kprobe:pause:no_such_function_xyz
   expect_error "no library 'libno_such_lib.so.1'" \
     ${cmd} -e task-clock --bpf-pause=uprobe:pause:libno_such_lib.so.1:f
+  # An IFUNC's address is its resolver's: glibc's strlen, where it is one.
+  if nm -D "$(ldd "${pw_perf}" | awk '$1 == "libc.so.6" { print $3 }')" 2>/dev/null |
+     grep -q ' i strlen@'; then
+    expect_error "is an IFUNC, whose resolver runs once at load" \
+      ${cmd} -e task-clock --bpf-pause=uprobe:pause:libc.so.6:strlen
+  fi
   expect_error "--bpf-pause-workload: no trigger to restrict" \
     ${cmd} -a -e task-clock --bpf-pause-workload
   expect_error "--bpf-pause-workload: needs -a or -C and a workload" \
