@@ -74,8 +74,9 @@ if [ -n "${FROM:-}" ]; then
 		awk -F'\t' '!/^#/ && $2 == "-"' "$repo/patches/manifest"
 		cat "$tmp/owners"
 	} >"$tmp/manifest"
-	awk -F'\t' '!/^#/ && $2 != "-" { print $1 }' "$repo/patches/manifest" | sort >"$tmp/old"
-	cut -f1 "$tmp/owners" | sort >"$tmp/new"
+	# -u: a file two patches add (one removed it between) is one file.
+	awk -F'\t' '!/^#/ && $2 != "-" { print $1 }' "$repo/patches/manifest" | sort -u >"$tmp/old"
+	cut -f1 "$tmp/owners" | sort -u >"$tmp/new"
 
 	rm -f "$repo"/patches/*.patch
 	cp "$tmp"/p/*.patch "$repo/patches/"

@@ -139,6 +139,8 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist,
  * (BPF_PAUSE_OPEN: opened and not ended, now).
  */
 int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNTS]);
+/* How long the session has counted windows, ns (frozen with the counts). */
+u64 bpf_pause__elapsed_ns(const struct bpf_pause *bp);
 /* The windows that ended since the session started. */
 int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w);
 /* perf stat -r: a run ended (the next one starts, or the last is printed). */

@@ -47,6 +47,7 @@ struct bpf_pause_session {
 	int			frozen_counts_err;
 	int			frozen_windows_err;
 	u64			frozen_counts[BPF_PAUSE__NR_COUNTS];
+	u64			frozen_elapsed_ns;
 	struct bpf_pause_windows frozen_windows;
 };
 

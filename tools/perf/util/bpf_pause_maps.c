@@ -564,12 +564,12 @@ static int read_counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUN
 	return 0;
 }
 
-static int read_windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
+static int read_windows(const struct bpf_pause *bp, struct bpf_pause_windows *w,
+			u64 elapsed_ns)
 {
 	struct bpf_pause_session *s = bp->session;
 	int nr_cpus = libbpf_num_possible_cpus(), fd;
 	struct pause_window_stat *st;
-	u64 now = rdclock();	/* the clock of bpf_ktime_get_ns() */
 
 	memset(w, 0, sizeof(*w));
 	if (!s || !s->skel || nr_cpus <= 0)
@@ -579,7 +579,7 @@ static int read_windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
 		return -1;
 	fd = bpf_map__fd(s->skel->maps.window_stats);
 	w->nr_values = s->nr_values;
-	w->elapsed_ns = now - s->start_ns;
+	w->elapsed_ns = elapsed_ns;
 	for (u32 key = 0; key < PAUSE_STAT_VALUE + (u32)s->nr_values; key++) {
 		struct bpf_pause_stat *out = key == PAUSE_STAT_TIME ? &w->time :
 					     &w->values[key - PAUSE_STAT_VALUE];
@@ -613,12 +613,23 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 	return s->frozen_counts_err;
 }
 
+u64 bpf_pause__elapsed_ns(const struct bpf_pause *bp)
+{
+	const struct bpf_pause_session *s = bp->session;
+
+	if (!s || !s->skel)
+		return 0;
+	if (s->frozen)
+		return s->frozen_elapsed_ns;
+	return rdclock() - s->start_ns;	/* the clock of bpf_ktime_get_ns() */
+}
+
 int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w)
 {
 	const struct bpf_pause_session *s = bp->session;
 
 	if (!s || !s->frozen)
-		return read_windows(bp, w);
+		return read_windows(bp, w, bpf_pause__elapsed_ns(bp));
 	*w = s->frozen_windows;
 	return s->frozen_windows_err;
 }
@@ -637,6 +648,7 @@ void bpf_pause__freeze(struct bpf_pause *bp)
 		return;
 	s->frozen = false;
 	s->frozen_counts_err = read_counts(bp, s->frozen_counts);
-	s->frozen_windows_err = read_windows(bp, &s->frozen_windows);
+	s->frozen_elapsed_ns = bpf_pause__elapsed_ns(bp);
+	s->frozen_windows_err = read_windows(bp, &s->frozen_windows, s->frozen_elapsed_ns);
 	s->frozen = true;
 }

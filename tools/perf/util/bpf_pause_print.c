@@ -7,7 +7,7 @@
  *   -x SEP   one line a count, bpf-pause-NAME, in perf stat's counter
  *            layout (pause_stat__fprintf_line(): the aggregation columns
  *            of -A and --per-* left empty; as the time counted, the time
- *            since the session's first run started)
+ *            since the session's first run started, -I: the interval's)
  *   -j       one object a count: "counter-value", "unit", "event", ...
  *   -I       the counts of the interval, after its timestamp (--forever:
  *            of the run)
@@ -66,6 +66,7 @@ struct bpf_pause_report {
 	struct stats	runs[BPF_PAUSE__NR_COUNTS];
 	u64		interval_start[BPF_PAUSE__NR_COUNTS];
 	u64		errors_said;
+	u64		elapsed_start;		/* -I: at the last print */
 	struct bpf_pause_windows windows_start;	/* -I: at the last print */
 };
 
@@ -211,12 +212,19 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 {
 	struct bpf_pause_report *r = report(bp);
 	double val[BPF_PAUSE__NR_COUNTS], noise[BPF_PAUSE__NR_COUNTS] = { 0 };
-	u64 now[BPF_PAUSE__NR_COUNTS];
+	u64 now[BPF_PAUSE__NR_COUNTS], elapsed;
 	struct bpf_pause_windows w;
 	bool have_windows;
 
 	if (!r || bpf_pause__counts(bp, now))
 		return;
+	elapsed = bpf_pause__elapsed_ns(bp);
+	if (pp->delta) {
+		u64 at = elapsed;
+
+		elapsed -= r->elapsed_start;
+		r->elapsed_start = at;
+	}
 	have_windows = !bpf_pause__windows(bp, &w);
 	if (have_windows && pp->delta)
 		windows_since(&w, &r->windows_start);
@@ -245,8 +253,7 @@ void bpf_pause__fprintf(struct bpf_pause *bp, FILE *fp, const struct bpf_pause_p
 		for (int i = 0; i < BPF_PAUSE__NR_COUNTS; i++) {
 			/* Errors are a warning; only perf record marks. */
 			if (i != BPF_PAUSE_ERRORS && i != BPF_PAUSE_UNMARKED)
-				fprintf_count(fp, pp, i, val[i], noise[i],
-					      have_windows ? w.elapsed_ns : 0);
+				fprintf_count(fp, pp, i, val[i], noise[i], elapsed);
 		}
 	} else {
 		fprintf(fp, "%s%19.0f      windows opened by --bpf-pause (%.0f closed", pp->fmt->ts,

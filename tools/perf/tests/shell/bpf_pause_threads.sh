@@ -93,6 +93,10 @@ stat "two threads on one CPU, -a" threads 0 windows=${rounds} -- -a "${tpw[@]}"
 stat "two threads on one CPU, per-task" threads 1 windows=${rounds} -- "${ups[@]}"
 stat "exit inside a window, per-task" exit 1 dropped=${rounds} open=0 -- "${ups[@]}"
 stat "exit inside a window, -a" exit 0 dropped=${rounds} open=0 -- -a "${tpw[@]}"
+# A second window inside the first: nested, and the exit drops one window,
+# the one opened and counted as such.
+stat "exit inside nested windows, per-task" exit 1 windows=${rounds} nested=${rounds} \
+  dropped=${rounds} open=0 -- --bpf-pause="${pw_uprobes},tp:resume:syscalls:sys_exit_getppid"
 stat "unbalanced close" unbalanced 0 unbalanced=1 windows=${rounds} -- "${tps[@]}"
 # longjmp out of the window function (all rounds but the last): no
 # uretprobe fires; the next round's entry finds the frame gone and closes

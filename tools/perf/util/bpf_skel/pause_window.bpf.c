@@ -12,16 +12,8 @@
  * CPU's events are resumed while a thread with a window open runs there:
  * each CPU remembers whether its events run, and triggers and context
  * switches bring that in line with the running thread's depth.  The
- * attach cookie of a probe says whether it opens or closes windows, and
- * whether they are frame windows (see PAUSE_COOKIE).
- *
- * A frame window ends with its function's frame: a function left by
- * longjmp() or an exception never fires its uretprobe (the uretprobe
- * machinery drops such returns when it next finds their stack gone, and
- * tells no one), so the thread's next entry into or return from a frame
- * probe's function closes the windows whose frames it finds gone, as the
- * uretprobe machinery finds them: what the thread did in between is
- * counted, and the boundary is marked PAUSE_BOUNDARY_UNWOUND.
+ * attach cookie of a probe says whether it opens or closes windows (see
+ * PAUSE_COOKIE).
  *
  * uprobe and syscall tracepoint programs run preemptible, and a kprobe
  * program may run in an interrupt on top of any of them: depths and
@@ -303,15 +295,10 @@ static struct pause_thread *thread_of(struct task_struct *task, bool create)
 }
 
 /*
- * Per-task sessions: set the thread's own range to what its depth says,
- * again if a nested program changed the depth meanwhile.  Only programs
- * running on the thread's behalf (its probes, its exit) get here.
- */
-/*
  * @pt's range in events (and counters), 1-based: 0 while its session
  * thread's events are not opened.  Looked up once: a range does not
  * change once set.  (perf stat -r deletes the last run's ranges; a
- * descendant of that run still about keeps its own, but the kernel
+ * descendant of that run still running keeps its own, but the kernel
  * refuses it the next run's events, which are another task's.)
  */
 static __u32 range_of(struct pause_thread *pt)
@@ -326,6 +313,11 @@ static __u32 range_of(struct pause_thread *pt)
 	return pt->range;
 }
 
+/*
+ * Per-task sessions: set the thread's own range to what its depth says,
+ * again if a nested program changed the depth meanwhile.  Only programs
+ * running on the thread's behalf (its probes, its exit) get here.
+ */
 __noinline void thread_follow(struct pause_thread *pt __arg_nonnull)
 {
 	__u32 range = range_of(pt);
@@ -473,8 +465,8 @@ static void mark_boundary(void *ctx, bool close, __u32 spec)
 	}
 }
 
-#include "pause_window_frames.h"
 #include "pause_window_pred.h"
+#include "pause_window_frames.h"
 
 /* @spec's timeout, if it has one (has_timeouts). */
 static __u64 spec_timeout(__u32 spec)
@@ -505,7 +497,8 @@ static void expire(void *ctx, struct task_struct *task, struct pause_thread *pt,
 	if (follow_now)
 		follow(task, pt);
 	if (depth_of(old) > inherited_of(old)) {
-		__sync_fetch_and_add(&st->expired, 1);
+		if (!inherited_of(old))
+			__sync_fetch_and_add(&st->expired, 1);
 		mark_boundary(ctx, true, PAUSE_BOUNDARY_EXPIRED);
 		window_end(pt);
 	}
@@ -749,7 +742,9 @@ static int drop_windows(void *ctx, __u32 reason)
 		return 0;
 	follow(task, pt);
 	if (depth_of(old) > inherited_of(old)) {
-		__sync_fetch_and_add(&st->dropped, depth_of(old) - inherited_of(old));
+		/* One, as for windows and closes: its outermost, if its own. */
+		if (!inherited_of(old))
+			__sync_fetch_and_add(&st->dropped, 1);
 		mark_boundary(ctx, true, reason);
 		window_end(pt);
 	}

@@ -4,6 +4,15 @@
  * probes opened windows in, and the windows closed when their frames are
  * found gone (longjmp(), exceptions).  Included once, after the windows'
  * bookkeeping it uses.
+ *
+ * A frame window ends with its function's frame: a function left by
+ * longjmp() or an exception never fires its uretprobe (the uretprobe
+ * machinery drops such returns when it next finds their stack gone, and
+ * tells no one), so the thread's next entry into or return from a frame
+ * probe's function closes the windows whose frames it finds gone, as the
+ * uretprobe machinery finds them: what the thread did in between is
+ * counted, and the boundary is marked PAUSE_BOUNDARY_UNWOUND.  The
+ * attach cookie says which probes are frame probes (PAUSE_COOKIE_FRAME).
  */
 
 /* The user stack pointer at a uprobe (x86 and arm64 both call it sp). */
@@ -55,6 +64,7 @@ static bool chained_call(struct task_struct *task, __u64 sp, __u64 lr)
 	__u64 ret = 0, trampoline;
 
 	if (!bpf_core_field_exists(mm->uprobes_state) ||
+	    !bpf_core_field_exists(((struct uprobes_state___pw *)0)->xol_area) ||
 	    !bpf_core_field_exists(((struct xol_area___pw *)0)->vaddr))
 		return false;
 	trampoline = BPF_CORE_READ(mm, uprobes_state.xol_area, vaddr);
@@ -78,44 +88,6 @@ static struct pause_frame *top_frame(struct pause_thread *pt)
 	if (!n || n > PAUSE_MAX_FRAMES)
 		return NULL;
 	return &pt->frames[(n - 1) & (PAUSE_MAX_FRAMES - 1)];
-}
-
-#define SKIP_MASK	((1ULL << PAUSE_SKIP_COUNT_SHIFT) - 1)
-
-/*
- * pt->skip, changed atomically (a kprobe program may interrupt the
- * thread's own): @push an entry (@skip: its close closes nothing), pop
- * @pop entries, or mark all entries @all skipped.  Returns the innermost
- * entry before the change.
- */
-__noinline bool skip_update(struct pause_thread *pt __arg_nonnull, bool push, bool skip,
-			    __u32 pop, bool all)
-{
-	for (int i = 0; i < 4; i++) {
-		__u64 old = READ_ONCE(pt->skip), stack = old & SKIP_MASK, new;
-		__u64 n = old >> PAUSE_SKIP_COUNT_SHIFT;
-
-		if (push) {
-			stack = ((stack << 1) | skip) & SKIP_MASK;
-			n = n < PAUSE_SKIP_COUNT_SHIFT ? n + 1 : n;
-		} else if (all) {
-			stack = n ? SKIP_MASK >> (PAUSE_SKIP_COUNT_SHIFT - n) : 0;
-		} else {
-			if (pop > n)
-				pop = n;
-			stack = pop < 64 ? stack >> pop : 0;
-			n -= pop;
-		}
-		new = stack | (n << PAUSE_SKIP_COUNT_SHIFT);
-		if (__sync_val_compare_and_swap(&pt->skip, old, new) == old)
-			return (old >> PAUSE_SKIP_COUNT_SHIFT) && (old & 1);
-	}
-	return false;
-}
-
-static bool tracks_skips(void)
-{
-	return has_preds || has_timeouts;
 }
 
 /*
@@ -165,7 +137,8 @@ static __always_inline void close_unwound(void *ctx, struct task_struct *task,
 		f = top_frame(pt);
 		if (!f || (close ? sp <= f->sp + sizeof(long) : sp < f->sp || chained))
 			break;
-		__u32 was = depth_of(READ_ONCE(pt->depths));
+		__u64 before = READ_ONCE(pt->depths);
+		__u32 was = depth_of(before);
 
 		pt->nr_frames--;
 		/* A frame whose open was turned away: its close will not come. */
@@ -182,7 +155,8 @@ static __always_inline void close_unwound(void *ctx, struct task_struct *task,
 			continue;
 		follow(task, pt);
 		if (own) {
-			__sync_fetch_and_add(&st->unwound, 1);
+			if (!inherited_of(before))
+				__sync_fetch_and_add(&st->unwound, 1);
 			mark_boundary(ctx, true, PAUSE_BOUNDARY_UNWOUND);
 			window_end(pt);
 		}

@@ -219,3 +219,45 @@ filtered:
 	__sync_fetch_and_add(&st->filtered, 1);
 	return false;
 }
+
+/*
+ * Predicates and timeouts: which of a thread's closes to come must close
+ * nothing, their opens having been turned away or timed out.
+ */
+#define SKIP_MASK	((1ULL << PAUSE_SKIP_COUNT_SHIFT) - 1)
+
+/*
+ * pt->skip, changed atomically (a kprobe program may interrupt the
+ * thread's own): @push an entry (@skip: its close closes nothing), pop
+ * @pop entries, or mark all entries @all skipped.  Returns the innermost
+ * entry before the change.
+ */
+__noinline bool skip_update(struct pause_thread *pt __arg_nonnull, bool push, bool skip,
+			    __u32 pop, bool all)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 old = READ_ONCE(pt->skip), stack = old & SKIP_MASK, new;
+		__u64 n = old >> PAUSE_SKIP_COUNT_SHIFT;
+
+		if (push) {
+			stack = ((stack << 1) | skip) & SKIP_MASK;
+			n = n < PAUSE_SKIP_COUNT_SHIFT ? n + 1 : n;
+		} else if (all) {
+			stack = n ? SKIP_MASK >> (PAUSE_SKIP_COUNT_SHIFT - n) : 0;
+		} else {
+			if (pop > n)
+				pop = n;
+			stack = pop < 64 ? stack >> pop : 0;
+			n -= pop;
+		}
+		new = stack | (n << PAUSE_SKIP_COUNT_SHIFT);
+		if (__sync_val_compare_and_swap(&pt->skip, old, new) == old)
+			return (old >> PAUSE_SKIP_COUNT_SHIFT) && (old & 1);
+	}
+	return false;
+}
+
+static bool tracks_skips(void)
+{
+	return has_preds || has_timeouts;
+}
