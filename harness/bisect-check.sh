@@ -2,8 +2,12 @@
 # usage: bisect-check.sh   (run by 'make bisect-check', after 'make series')
 #
 # Build the VM kernel at every commit of build/series-tree, and perf at
-# every commit that touches tools/, so that the series bisects.  Uses its
-# own object directories; ccache makes the repeated builds cheap.
+# every commit that touches it (tools/perf, or the tools/ libraries and
+# headers perf builds with), so that the series bisects.  Code the
+# x86-64 VM config leaves out is built where a commit touches it and at
+# the last kernel commit: the arm64 kernel (arch/arm64, drivers/perf,
+# include/linux/perf/) and KVM's VMX (arch/x86/kvm).  Uses its own object
+# directories; ccache makes the repeated builds cheap.
 set -euo pipefail
 : "${B:?run through make bisect-check}" "${H:?}"
 repo=$(cd "$H/.." && pwd)
@@ -16,6 +20,8 @@ if [ ${#commits[@]} -eq 0 ]; then
 fi
 frags=(perf-pause-vm.config)
 mkdir -p "$B/bisect"
+# The last commit that changes the kernel rather than tools/ or Documentation/.
+last_kernel=$(git -C "$st" rev-list -1 base..HEAD -- . ':!tools' ':!Documentation')
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
@@ -27,7 +33,7 @@ for c in "${commits[@]}"; do
 	# patch) are left out rather than reported missing by check-config.
 	grep -rhoE --include='Kconfig*' '^(menu)?config [A-Za-z0-9_]+' "$st" |
 		awk '{ print $2 }' | sort -u >"$B/bisect/kconfig-symbols"
-	for f in "$repo"/kernel/configs/perf-pause-vm*.config; do
+	for f in "$repo"/kernel/configs/perf-pause-*.config; do
 		awk 'NR == FNR { sym[$1] = 1; next }
 		     match($0, /CONFIG_[A-Za-z0-9_]+/) {
 			if (!(substr($0, RSTART + 7, RLENGTH - 7) in sym)) next }
@@ -35,11 +41,23 @@ for c in "${commits[@]}"; do
 	done
 	"$H/build-kernel.sh" "$st" "$B/bisect/kernel" "${frags[@]}" ||
 		{ echo "bisect-check: kernel does not build at [$i] $subj" >&2; exit 1; }
-	if grep -q '^tools/' <<<"$(git -C "$st" diff --name-only "$c~1" "$c")"; then
+	changed=$(git -C "$st" diff --name-only "$c~1" "$c")
+	if [ "$c" = "$last_kernel" ] ||
+	   grep -qE '^(arch/arm64|drivers/perf|include/linux/perf)/' <<<"$changed"; then
+		KARCH=arm64 "$H/build-kernel.sh" "$st" "$B/bisect/kernel-arm64" \
+			"${frags[@]}" perf-pause-vm-arm64.config ||
+			{ echo "bisect-check: arm64 kernel does not build at [$i] $subj" >&2; exit 1; }
+	fi
+	if [ "$c" = "$last_kernel" ] || grep -q '^arch/x86/kvm/' <<<"$changed"; then
+		"$H/build-kernel.sh" "$st" "$B/bisect/kernel-kvm" "${frags[@]}" \
+			perf-pause-build-kvm.config ||
+			{ echo "bisect-check: KVM does not build at [$i] $subj" >&2; exit 1; }
+	fi
+	if grep -qE '^tools/(perf|lib|include|build|scripts)/' <<<"$changed"; then
 		"$H/build-perf.sh" "$st" "$B/bisect/perf" ||
 			{ echo "bisect-check: perf does not build at [$i] $subj" >&2; exit 1; }
 	fi
-	rm -f "$st"/kernel/configs/perf-pause-vm*.config
+	rm -f "$st"/kernel/configs/perf-pause-*.config
 done
 git -C "$st" checkout -q series
 echo "bisect-check: all ${#commits[@]} commit(s) build"

@@ -34,13 +34,6 @@ static int open_counter(int group_fd, int start_paused, int inherit)
 	return sys_perf_event_open(&attr, 0, -1, group_fd, 0);
 }
 
-static void skip_or_assert(struct __test_metadata *_metadata, int err)
-{
-	if (err == -ENOENT)
-		SKIP(return, "no syscall tracepoints");
-	ASSERT_EQ(err, 0) TH_LOG("%s", strerror(-err));
-}
-
 /*
  * A leader opened counting, with nothing that could pause it, before
  * the triggers joined its group: the first trigger to join gives it the
@@ -48,11 +41,14 @@ static void skip_or_assert(struct __test_metadata *_metadata, int err)
  */
 TEST(leader_opened_before_its_triggers)
 {
-	int leader, trig[2];
+	int leader, trig[2], err;
 
 	leader = open_counter(-1, 0, 0);
 	ASSERT_GE(leader, 0) TH_LOG("page-faults: %s", strerror(errno));
-	skip_or_assert(_metadata, open_window_triggers(leader, trig));
+	err = open_window_triggers(leader, trig);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0) TH_LOG("triggers: %s", strerror(-err));
 	touch_fresh_pages(1);	/* the text the windows run */
 	window_close();
 	ASSERT_EQ(ioctl(leader, PERF_EVENT_IOC_RESET, 0), 0);
@@ -70,11 +66,14 @@ TEST(leader_opened_before_its_triggers)
  */
 TEST(members_added_after_the_triggers)
 {
-	int leader, trig[2], member[2];
+	int leader, trig[2], member[2], err;
 
 	leader = open_counter(-1, 1, 0);
 	ASSERT_GE(leader, 0) TH_LOG("page-faults: %s", strerror(errno));
-	skip_or_assert(_metadata, open_window_triggers(leader, trig));
+	err = open_window_triggers(leader, trig);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0) TH_LOG("triggers: %s", strerror(-err));
 	for (int i = 0; i < 2; i++) {
 		member[i] = open_counter(leader, i, 0);
 		ASSERT_GE(member[i], 0) TH_LOG("member: %s", strerror(errno));
@@ -102,12 +101,15 @@ TEST(members_added_after_the_triggers)
  */
 TEST(copies_inherited_by_a_child)
 {
-	int leader, member, trig[2], status;
+	int leader, member, trig[2], status, err;
 	pid_t child;
 
 	leader = open_counter(-1, 0, 1);
 	ASSERT_GE(leader, 0) TH_LOG("page-faults: %s", strerror(errno));
-	skip_or_assert(_metadata, open_window_triggers_inherit(leader, trig, 1));
+	err = open_window_triggers_inherit(leader, trig, 1);
+	if (err == -ENOENT)
+		SKIP(return, "no syscall tracepoints");
+	ASSERT_EQ(err, 0) TH_LOG("triggers: %s", strerror(-err));
 	member = open_counter(leader, 0, 1);
 	ASSERT_GE(member, 0) TH_LOG("member: %s", strerror(errno));
 	touch_fresh_pages(1);
