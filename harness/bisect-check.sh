@@ -1,5 +1,5 @@
 #!/bin/bash
-# usage: bisect-check.sh   (run by 'make bisect-check', after 'make series')
+# usage: bisect-check.sh   (run by 'make bisect-check [BISECT_FROM=N]', after 'make series')
 #
 # Build the VM kernel at every commit of build/series-tree, and perf at
 # every commit that touches it (tools/perf, or the tools/ libraries and
@@ -26,6 +26,11 @@ i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
 	subj=$(git -C "$st" log -1 --format=%s "$c")
+	# BISECT_FROM=N: resume at commit N (earlier ones built by an earlier run).
+	if [ "$i" -lt "${BISECT_FROM:-1}" ]; then
+		echo "bisect-check: [$i/${#commits[@]}] skipped (BISECT_FROM=$BISECT_FROM)"
+		continue
+	fi
 	echo "bisect-check: [$i/${#commits[@]}] $subj"
 	git -C "$st" checkout -q "$c"
 	# The VM config fragments are harness files, not part of the series;
