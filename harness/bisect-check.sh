@@ -1,5 +1,6 @@
 #!/bin/bash
-# usage: bisect-check.sh   (run by 'make bisect-check [BISECT_FROM=N]', after 'make series')
+# usage: bisect-check.sh   (run by 'make bisect-check [BISECT_FROM=N] [BISECT_TO=M]',
+#                          after 'make series')
 #
 # Build the VM kernel at every commit of build/series-tree, and perf at
 # every commit that touches it (tools/perf, or the tools/ libraries and
@@ -13,7 +14,9 @@ set -euo pipefail
 repo=$(cd "$H/.." && pwd)
 st=$B/series-tree
 [ -d "$st/.git" ] || { echo "bisect-check: no $st; run 'make series' first" >&2; exit 1; }
-mapfile -t commits < <(git -C "$st" rev-list --reverse base..HEAD)
+# The series branch, not HEAD: a run that was stopped leaves HEAD detached.
+tip=$(git -C "$st" rev-parse -q --verify series || git -C "$st" rev-parse HEAD)
+mapfile -t commits < <(git -C "$st" rev-list --reverse "base..$tip")
 if [ ${#commits[@]} -eq 0 ]; then
 	echo "bisect-check: the series is empty: nothing to build"
 	exit 0
@@ -21,7 +24,7 @@ fi
 frags=(perf-pause-vm.config)
 mkdir -p "$B/bisect"
 # The last commit that changes the kernel rather than tools/ or Documentation/.
-last_kernel=$(git -C "$st" rev-list -1 base..HEAD -- . ':!tools' ':!Documentation')
+last_kernel=$(git -C "$st" rev-list -1 "base..$tip" -- . ':!tools' ':!Documentation')
 i=0
 for c in "${commits[@]}"; do
 	i=$((i + 1))
@@ -30,6 +33,10 @@ for c in "${commits[@]}"; do
 	if [ "$i" -lt "${BISECT_FROM:-1}" ]; then
 		echo "bisect-check: [$i/${#commits[@]}] skipped (BISECT_FROM=$BISECT_FROM)"
 		continue
+	fi
+	# BISECT_TO=N: stop after commit N.
+	if [ "$i" -gt "${BISECT_TO:-${#commits[@]}}" ]; then
+		break
 	fi
 	echo "bisect-check: [$i/${#commits[@]}] $subj"
 	git -C "$st" checkout -q "$c"
@@ -65,4 +72,4 @@ for c in "${commits[@]}"; do
 	rm -f "$st"/kernel/configs/perf-pause-*.config
 done
 git -C "$st" checkout -q series
-echo "bisect-check: all ${#commits[@]} commit(s) build"
+echo "bisect-check: commits ${BISECT_FROM:-1}-${BISECT_TO:-${#commits[@]}} of ${#commits[@]} build"
