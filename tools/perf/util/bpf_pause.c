@@ -354,19 +354,30 @@ static bool has_uprobes(const struct bpf_pause *bp)
 	return false;
 }
 
+/* The trigger programs: see pause_window.bpf.c. */
+enum trigger_prog {
+	TRIGGER_TRACEPOINT,	/* pause_tracepoint */
+	TRIGGER_PROBE,		/* pause_probe: kprobes and uprobes perf attaches */
+	TRIGGER_PROBE_EVENT,	/* pause_probe_event: perf probe's trace events */
+};
+
+static enum trigger_prog trigger_prog_of(const struct bpf_pause_spec *spec)
+{
+	if (spec->probe != BPF_PAUSE_PROBE__TRACEPOINT)
+		return TRIGGER_PROBE;
+	if (bpf_pause__trace_event_is_probe(spec->category, spec->name))
+		return TRIGGER_PROBE_EVENT;
+	return TRIGGER_TRACEPOINT;
+}
+
 /*
- * Which of the two trigger programs the specs attach: tracepoints take
- * pause_tracepoint, everything else (probe events among them) pause_probe.
- * The other one is not loaded: verifying it is most of perf's start-up.
+ * Whether a spec attaches @prog.  The programs no spec attaches are not
+ * loaded: verifying one is most of perf's start-up.
  */
-static bool needs_trigger_program(const struct bpf_pause *bp, bool tracepoint)
+static bool needs_trigger_program(const struct bpf_pause *bp, enum trigger_prog prog)
 {
 	for (int i = 0; i < bp->specs.nr; i++) {
-		const struct bpf_pause_spec *spec = &bp->specs.specs[i];
-		bool tp = spec->probe == BPF_PAUSE_PROBE__TRACEPOINT &&
-			  !bpf_pause__trace_event_is_probe(spec->category, spec->name);
-
-		if (tp == tracepoint)
+		if (trigger_prog_of(&bp->specs.specs[i]) == prog)
 			return true;
 	}
 	return false;
@@ -452,8 +463,10 @@ static int reset_session(struct pause_window_bpf *skel)
 	}
 	/* The last run's threads: none of their descendants has a range now. */
 	map_fd = bpf_map__fd(skel->maps.thread_range);
-	while (!bpf_map_get_next_key(map_fd, NULL, &key))
-		bpf_map_delete_elem(map_fd, &key);
+	while (!bpf_map_get_next_key(map_fd, NULL, &key)) {
+		if (bpf_map_delete_elem(map_fd, &key))
+			return -1;
+	}
 	key = 0;
 	if (nr_cpus <= 0)
 		return -1;
@@ -506,8 +519,11 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	set_perf_pid(skel);
 	/* Context switches are followed in CPU-bound sessions only. */
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
-	bpf_program__set_autoload(skel->progs.pause_tracepoint, needs_trigger_program(bp, true));
-	bpf_program__set_autoload(skel->progs.pause_probe, needs_trigger_program(bp, false));
+	bpf_program__set_autoload(skel->progs.pause_tracepoint,
+				  needs_trigger_program(bp, TRIGGER_TRACEPOINT));
+	bpf_program__set_autoload(skel->progs.pause_probe, needs_trigger_program(bp, TRIGGER_PROBE));
+	bpf_program__set_autoload(skel->progs.pause_probe_event,
+				  needs_trigger_program(bp, TRIGGER_PROBE_EVENT));
 	/* What a --bpf-pause-obj object tail-calls (only the kinds it can). */
 	bpf_program__set_autoload(skel->progs.pause_obj_open,
 				  bp->obj && bpf_pause_obj__uses_probes(bp->obj));

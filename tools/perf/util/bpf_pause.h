@@ -64,7 +64,7 @@ struct bpf_pause_windows {
 /* perf stat's output settings, for bpf_pause__fprintf(). */
 struct bpf_pause_print {
 	const struct pause_stat_fmt *fmt; /* perf stat's layout (pause_stat_fmt.h) */
-	bool		delta;		/* -I, --forever: the counts since the last print */
+	bool		delta;		/* -I, -r 0: the counts since the last print */
 	int		runs;		/* -r: the runs, whose mean is printed */
 };
 

@@ -386,12 +386,15 @@ static struct bpf_link *attach_sdt(struct bpf_pause_session *s __maybe_unused,
  */
 bool bpf_pause__trace_event_is_probe(const char *category, const char *name)
 {
+	const char *tracing = tracing_path_mount();
 	char path[PATH_MAX], line[1024], event[512];
 	bool found = false;
 	FILE *fp;
 
+	if (!tracing)
+		return false;
 	snprintf(event, sizeof(event), "%s/%s", category, name);
-	snprintf(path, sizeof(path), "%s/dynamic_events", tracing_path_mount());
+	snprintf(path, sizeof(path), "%s/dynamic_events", tracing);
 	fp = fopen(path, "r");
 	if (!fp)
 		return false;
@@ -441,7 +444,7 @@ static struct bpf_link *attach_probe_event(struct bpf_pause_session *s,
 		       spec->option, spec->text, spec->category, spec->name, strerror(errno));
 		return NULL;
 	}
-	link = bpf_program__attach_perf_event_opts(s->skel->progs.pause_probe, fd, &opts);
+	link = bpf_program__attach_perf_event_opts(s->skel->progs.pause_probe_event, fd, &opts);
 	if (!link) {
 		pr_err("--%s: '%s': cannot attach to probe event '%s:%s': %s\n",
 		       spec->option, spec->text, spec->category, spec->name, strerror(errno));

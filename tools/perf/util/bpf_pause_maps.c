@@ -40,6 +40,7 @@
 #include "debug.h"
 #include "evlist.h"
 #include "evsel.h"
+#include "parse-events.h"
 #include "pmu.h"
 #include "target.h"
 #include "thread_map.h"
@@ -286,10 +287,13 @@ int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
 		}
 		/*
 		 * Written by the programs on any CPU, for any thread, from the
-		 * start: not enabled on exec (no task of theirs execs).
+		 * start: not enabled on exec (no task of theirs execs).  One
+		 * event a CPU however many threads -p and -t give: the event
+		 * was added with the session's thread map, which going
+		 * system-wide replaces.
 		 */
 		evsel = evlist__last(evlist);
-		evsel->core.system_wide = true;
+		perf_evlist__go_system_wide(evlist__core(evlist), &evsel->core);
 		evsel->immediate = true;
 	}
 	bp->boundaries = true;
@@ -556,6 +560,7 @@ static int read_counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUN
 					 sum.expired;
 	counts[BPF_PAUSE_UNTRACKED] = sum.untracked;
 	counts[BPF_PAUSE_MISSED] = prog_misses(skel->progs.pause_probe) +
+				   prog_misses(skel->progs.pause_probe_event) +
 				   prog_misses(skel->progs.pause_tracepoint) + sum.switching;
 	if (bp->obj)
 		counts[BPF_PAUSE_MISSED] += bpf_pause_obj__misses(bp->obj);

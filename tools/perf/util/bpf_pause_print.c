@@ -9,8 +9,8 @@
  *            of -A and --per-* left empty; as the time counted, the time
  *            since the session's first run started, -I: the interval's)
  *   -j       one object a count: "counter-value", "unit", "event", ...
- *   -I       the counts of the interval, after its timestamp (--forever:
- *            of the run)
+ *   -I       the counts of the interval, after its timestamp (-r 0: of
+ *            each run)
  *   -r       the mean over the runs, with the relative standard deviation
  *            of the runs (perf stat's "( +- x% )", "variance")
  *
@@ -26,7 +26,7 @@
  *   -x, -j   bpf-pause-time-inside, bpf-pause-time-elapsed (msec), and
  *            bpf-pause-window-{mean,min,max,n}:{time,EVENT}
  *
- * With -I (and --forever) the number of windows, their time and their
+ * With -I (and -r 0) the number of windows, their time and their
  * means are those of the windows that ended in the interval, their
  * minimum and maximum those of all the windows so far (the BPF program
  * keeps running statistics, which are never reset under it); with -r
@@ -143,7 +143,7 @@ static void fprintf_stat(FILE *fp, const struct bpf_pause_print *pp, const char 
 	pause_stat__fprintf_line(fp, pp->fmt, value, unit, event, 0, elapsed, 100.0);
 }
 
-/* -I, --forever: the windows since the last print (min and max: all so far). */
+/* -I, -r 0: the windows since the last print (min and max: all so far). */
 static void windows_since(struct bpf_pause_windows *w, struct bpf_pause_windows *start)
 {
 	struct bpf_pause_windows now = *w;

@@ -124,6 +124,10 @@ for cmd in record stat; do
   fi
 done
 
+# perf stat -r with -p: the thread would carry one run's windows into the next.
+expect_error "not with -r and -p or -t" \
+  stat -r 2 -p $$ -e task-clock --bpf-pause=tp:pause:syscalls:sys_enter_getpgid
+
 # --bpf-pause-obj: the object, its settings, one object.
 obj=$(pw_example_obj pause_slow_calls)
 if [ -n "${obj}" ]; then

@@ -77,6 +77,14 @@ if perf probe -q -a "pw:getppid=$(pw_sys getppid)%return" -a "pw:getpgid=$(pw_sy
      -a 'pw:inside=pause_window_inside%return'; then
   check "--switch-on/--switch-off perf probe kprobes" 0 yes -e page-faults,context-switches \
     --switch-on=pw:getppid__return --switch-off=pw:getpgid
+  # The trigger leaves its probe event's own perf events alone, as a
+  # tracepoint trigger does: -e of the same event counts every hit.
+  echo "--- a perf probe event, trigger and -e event"
+  perf stat -x, -o "${out}" -e page-faults -e pw:getppid__return \
+    --switch-on=pw:getppid__return --switch-off=pw:getpgid -- \
+    perf test -w pause_window "${rounds}" || err=1
+  pw_in_range "its own perf event: pw:getppid__return" \
+    "$(pw_value "${out}" pw:getppid__return)" "${rounds}" "${rounds}" || err=1
   check "--switch-on/--switch-off perf probe uprobes" 1 yes -e page-faults,context-switches \
     --switch-on=pw:inside --switch-off=pw:inside__return
   # Nested calls, what trigger events cannot do: pause_window_inside()

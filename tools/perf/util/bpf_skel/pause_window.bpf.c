@@ -646,6 +646,19 @@ int pause_tracepoint(void *ctx)
 #include "pause_window_obj.h"
 
 /*
+ * perf probe's events, kprobe and uprobe trace events, through a perf
+ * event of theirs: as a tracepoint program's, the return value filters
+ * the hit for every perf event on the trace event (kprobe_perf_func(),
+ * __uprobe_perf_func()), so 1.
+ */
+SEC("kprobe")
+int pause_probe_event(struct pt_regs *ctx)
+{
+	set_paused(ctx, bpf_get_attach_cookie(ctx), 0, 0);
+	return 1;
+}
+
+/*
  * timeout=: a thread switched out past its window's deadline closes it
  * (current is still the thread going out).  Per-task sessions pause its
  * events now; CPU-bound ones leave the CPU to pause_follow_switch, which
@@ -741,10 +754,12 @@ static int drop_windows(void *ctx, __u32 reason)
 	if (!depth_of(old))
 		return 0;
 	follow(task, pt);
-	if (depth_of(old) > inherited_of(old)) {
-		/* One, as for windows and closes: its outermost, if its own. */
-		if (!inherited_of(old))
-			__sync_fetch_and_add(&st->dropped, 1);
+	/*
+	 * One, as for windows and closes: its outermost, if its own.  Those
+	 * it opened inside an inherited one were nested: never marked open.
+	 */
+	if (!inherited_of(old)) {
+		__sync_fetch_and_add(&st->dropped, 1);
 		mark_boundary(ctx, true, reason);
 		window_end(pt);
 	}
