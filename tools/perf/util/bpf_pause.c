@@ -521,7 +521,8 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	bpf_program__set_autoload(skel->progs.pause_follow_switch, per_cpu);
 	bpf_program__set_autoload(skel->progs.pause_tracepoint,
 				  needs_trigger_program(bp, TRIGGER_TRACEPOINT));
-	bpf_program__set_autoload(skel->progs.pause_probe, needs_trigger_program(bp, TRIGGER_PROBE));
+	bpf_program__set_autoload(skel->progs.pause_probe,
+				  needs_trigger_program(bp, TRIGGER_PROBE));
 	bpf_program__set_autoload(skel->progs.pause_probe_event,
 				  needs_trigger_program(bp, TRIGGER_PROBE_EVENT));
 	/* What a --bpf-pause-obj object tail-calls (only the kinds it can). */
