@@ -419,10 +419,10 @@ static struct bpf_link *attach_probe_event(struct bpf_pause_session *s,
 					   const struct bpf_pause_spec *spec, u64 cookie)
 {
 	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = cookie);
+	/* Counting: it only carries the program, and samples nothing. */
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
 		.type = PERF_TYPE_TRACEPOINT,
-		.sample_period = 1,
 	};
 	struct perf_cpu_map *online = perf_cpu_map__new_online_cpus();
 	int cpu = online ? perf_cpu_map__cpu(online, 0).cpu : 0;
