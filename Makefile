@@ -168,7 +168,7 @@ fuzz-kernel: kernel root selftests
 series: tree
 	@$(H)/series.sh
 
-## bisect-check  build the kernel (and perf where touched) at every commit of the series,
+## bisect-check  build the kernel at every commit of the series that changes it, perf where touched,
 ##               the arm64 kernel and KVM where a commit touches them
 bisect-check: series
 	@$(H)/bisect-check.sh

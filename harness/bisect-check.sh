@@ -2,8 +2,9 @@
 # usage: bisect-check.sh   (run by 'make bisect-check [BISECT_FROM=N] [BISECT_TO=M]',
 #                          after 'make series')
 #
-# Build the VM kernel at every commit of build/series-tree, and perf at
-# every commit that touches it (tools/perf, or the tools/ libraries and
+# Build the VM kernel at every commit of build/series-tree that changes
+# more than tools/ and Documentation/, and perf at every commit that
+# touches it (tools/perf, or the tools/ libraries and
 # headers perf builds with), so that the series bisects.  Code the
 # x86-64 VM config leaves out is built where a commit touches it and at
 # the last kernel commit: the arm64 kernel (arch/arm64, drivers/perf,
@@ -51,9 +52,13 @@ for c in "${commits[@]}"; do
 			if (!(substr($0, RSTART + 7, RLENGTH - 7) in sym)) next }
 		     { print }' "$B/bisect/kconfig-symbols" "$f" >"$st/kernel/configs/$(basename "$f")"
 	done
-	"$H/build-kernel.sh" "$st" "$B/bisect/kernel" "${frags[@]}" ||
-		{ echo "bisect-check: kernel does not build at [$i] $subj" >&2; exit 1; }
 	changed=$(git -C "$st" diff --name-only "$c~1" "$c")
+	# A commit that changes only tools/ and Documentation/ leaves the
+	# kernel as the commit before it, which that commit's step builds.
+	if grep -qvE '^(tools|Documentation)/' <<<"$changed"; then
+		"$H/build-kernel.sh" "$st" "$B/bisect/kernel" "${frags[@]}" ||
+			{ echo "bisect-check: kernel does not build at [$i] $subj" >&2; exit 1; }
+	fi
 	if [ "$c" = "$last_kernel" ] ||
 	   grep -qE '^(arch/arm64|drivers/perf|include/linux/perf)/' <<<"$changed"; then
 		KARCH=arm64 "$H/build-kernel.sh" "$st" "$B/bisect/kernel-arm64" \
