@@ -201,6 +201,13 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	}
 	if (check_kernel_support(opt))
 		return -1;
+	/* Which tracepoints are perf probe's trace events: looked up once. */
+	for (int i = 0; i < bp->specs.nr; i++) {
+		struct bpf_pause_spec *spec = &bp->specs.specs[i];
+
+		spec->probe_event = spec->probe == BPF_PAUSE_PROBE__TRACEPOINT &&
+				    bpf_pause__trace_event_is_probe(spec->category, spec->name);
+	}
 	/* Its errors (the file, its variables) before anything runs. */
 	if (bp->obj_arg && !bp->obj) {
 		bp->obj = bpf_pause_obj__open(bp->obj_arg);
@@ -234,7 +241,7 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		       opt);
 		return -1;
 	}
-	if (!target__has_cpu(target) && (target->pid || target->tid))
+	if (!target__has_cpu(target) && target__has_task(target))
 		return prepare_running_threads(bp, evlist, target);
 	return 0;
 }
@@ -365,7 +372,7 @@ static enum trigger_prog trigger_prog_of(const struct bpf_pause_spec *spec)
 {
 	if (spec->probe != BPF_PAUSE_PROBE__TRACEPOINT)
 		return TRIGGER_PROBE;
-	if (bpf_pause__trace_event_is_probe(spec->category, spec->name))
+	if (spec->probe_event)
 		return TRIGGER_PROBE_EVENT;
 	return TRIGGER_TRACEPOINT;
 }
@@ -658,9 +665,10 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 
 	/*
 	 * Closes first: a window opened by a probe hit must find its close
-	 * attached.  A uretprobe arms at function entry, so attached to a
-	 * running process (-p) after its uprobe it would miss the return of
-	 * a call already entered, and leave that window open for ever.
+	 * attached.  A return probe arms at function entry, so attached to a
+	 * running process (-p) after its entry probe it would miss the
+	 * return of a call already entered, and leave that window open for
+	 * ever.
 	 */
 	for (int pass = 0; !s->attached && pass < 2; pass++) {
 		for (int i = 0; i < bp->specs.nr; i++) {

@@ -11,7 +11,6 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "bpf_pause_spec.h"
 
@@ -127,8 +126,9 @@ static inline bool bpf_pause__active(const struct bpf_pause *bp)
 int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
 				   struct target *target);
 /*
- * Before the events are opened: kernel support, start-paused events, and
- * for -p and -t the threads' entries (see prepare_running_threads()).
+ * Before the events are opened: kernel support, which tracepoints are
+ * perf probe's events, start-paused events, and for -p and -t the
+ * threads' entries (see prepare_running_threads()).
  */
 int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct target *target);
 /* After they are opened: fill the event map, attach the triggers. */
@@ -143,8 +143,6 @@ int bpf_pause__counts(const struct bpf_pause *bp, u64 counts[BPF_PAUSE__NR_COUNT
 u64 bpf_pause__elapsed_ns(const struct bpf_pause *bp);
 /* The windows that ended since the session started. */
 int bpf_pause__windows(const struct bpf_pause *bp, struct bpf_pause_windows *w);
-/* perf stat -r: a run ended (the next one starts, or the last is printed). */
-void bpf_pause__run_done(struct bpf_pause *bp);
 /* perf stat: the counters were read; print the windows as they were then. */
 void bpf_pause__freeze(struct bpf_pause *bp);
 /* perf stat: the windows, after the counters, in perf stat's layout (bpf_pause_print.c) */
@@ -175,10 +173,6 @@ static inline int bpf_pause__install(struct bpf_pause *bp __maybe_unused,
 				     struct target *target __maybe_unused)
 {
 	return -1;
-}
-
-static inline void bpf_pause__run_done(struct bpf_pause *bp __maybe_unused)
-{
 }
 
 static inline void bpf_pause__freeze(struct bpf_pause *bp __maybe_unused)

@@ -5,19 +5,15 @@
  * trace event), saying which spec and what to do when it cannot.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/ctype.h>
-#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 
-#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <api/fs/tracing_path.h>
 #include <perf/cpumap.h>
@@ -31,10 +27,8 @@
 #include "bpf_skel/pause_window.skel.h"
 #include "debug.h"
 #include "dso.h"
-#include "evsel.h"
 #include "map.h"
 #include "symbol.h"
-#include "pmu.h"
 #include "tp_pmu.h"
 
 /* A module's symbols read "name\t[module]". */
@@ -460,7 +454,7 @@ static struct bpf_link *attach_tracepoint(struct bpf_pause_session *s,
 	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = cookie);
 	struct bpf_link *link;
 
-	if (bpf_pause__trace_event_is_probe(spec->category, spec->name))
+	if (spec->probe_event)
 		return attach_probe_event(s, spec, cookie);
 	link = bpf_program__attach_tracepoint_opts(s->skel->progs.pause_tracepoint,
 						   spec->category, spec->name, &opts);

@@ -4,8 +4,9 @@
 
 /*
  * What bpf_pause.c (the session: prepare, load, install, clean up),
- * bpf_pause_attach.c (the triggers' probes) and bpf_pause_maps.c (the
- * maps: filled at install, read back for the counts) share.
+ * bpf_pause_attach.c (the triggers' probes), bpf_pause_maps.c (the
+ * maps: filled at install, read back for the counts) and
+ * bpf_pause_print.c (the output) share.
  */
 #include <stdbool.h>
 #include <linux/types.h>
@@ -116,5 +117,9 @@ int bpf_pause__set_layout(struct bpf_pause *bp, struct evlist *evlist, struct ta
 			  int nr_leaders);
 int bpf_pause__compile_preds(struct bpf_pause *bp, struct pause_window_bpf *skel);
 int bpf_pause__fill_preds(struct bpf_pause *bp, struct pause_window_bpf *skel);
+
+/* bpf_pause_print.c */
+/* perf stat -r: a run ended (the next one starts, or the last is printed). */
+void bpf_pause__run_done(struct bpf_pause *bp);
 
 #endif /* PERF_UTIL_BPF_PAUSE_INTERNAL_H */

@@ -383,7 +383,7 @@ static int pred_field(void *arg, const char *name, unsigned int *offset,
 	struct tep_format_field *field;
 	struct tep_event *tp;
 
-	if (bpf_pause__trace_event_is_probe(spec->category, spec->name))
+	if (spec->probe_event)
 		return -2;
 	tp = trace_event__tp_format(spec->category, spec->name);
 	if (IS_ERR_OR_NULL(tp))
@@ -407,7 +407,7 @@ static int pred_field(void *arg, const char *name __maybe_unused,
 {
 	const struct bpf_pause_spec *spec = arg;
 
-	return bpf_pause__trace_event_is_probe(spec->category, spec->name) ? -2 : -4;
+	return spec->probe_event ? -2 : -4;
 }
 #endif
 

@@ -39,6 +39,7 @@
 #include <linux/zalloc.h>
 
 #include "bpf_pause.h"
+#include "bpf_pause_internal.h"
 #include "debug.h"
 #include "pause_stat_fmt.h"
 #include "stat.h"

@@ -33,6 +33,7 @@ struct bpf_pause_spec {
 	char			*pred;		/* SPEC{PRED}: see bpf_pause_pred.h, or NULL */
 	char			*text;		/* the spec as given, for messages */
 	const char		*option;	/* the option that gave it, for messages */
+	bool			probe_event;	/* tracepoints: a perf probe event (prepare) */
 };
 
 struct bpf_pause_specs {

@@ -4,9 +4,9 @@
 #
 # A window is the thread's that opened it: it follows the thread to other
 # CPUs, nests, ends with the thread, and gates no other thread, in
-# per-task and CPU-bound (-a, -C) sessions alike.  Every case counts the
-# page faults of 'perf test -w pause_window ROUNDS 0 0 MODE' exactly:
-# PW_PAGES a window, whatever MODE does around it.
+# per-task and CPU-bound (-a, -C) sessions alike.  Every case but fork's
+# counts the page faults of 'perf test -w pause_window ROUNDS 0 0 MODE'
+# exactly: PW_PAGES a window, whatever MODE does around it.
 
 # pw_* come from lib/pause_window.sh, which the build's shellcheck does
 # not follow.
@@ -107,6 +107,60 @@ stat "longjmp out of a window, per-task" longjmp 1 windows=${rounds} \
 stat "longjmp out of a window, -a" longjmp 1 windows=${rounds} \
   unwound=$((rounds - 1)) closes=1 nested=0 open=0 -- -a "${upw[@]}"
 want_pf=
+
+# fork_windows NAME SPEC WHAT=N... [-- PERF-ARGS...]: 'perf test -w
+# pause_window ROUNDS 0 0 fork' under --bpf-pause=SPEC: perf stat's
+# window counts WHAT as given, and in perf record one window-close mark
+# for each window-open.
+fork_windows() {
+  local name=$1 spec=$2 what opens closes
+  local -a want=()
+
+  shift 2
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    want+=("$1")
+    shift
+  done
+  [ $# -gt 0 ] && shift
+  echo "--- ${name}"
+  if ! perf stat -x, -o "${out}" -e "${ev}" --bpf-pause="${spec}" "$@" -- \
+      perf test -w pause_window "${rounds}" 0 0 fork ||
+     ! perf record -q -o "${data}" -e "${ev}" --bpf-pause="${spec}" "$@" -- \
+      perf test -w pause_window "${rounds}" 0 0 fork; then
+    echo "FAIL: ${name}: perf stat or perf record"
+    err=1
+    return
+  fi
+  for what in "${want[@]}"; do
+    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
+      "${what#*=}" "${what#*=}" || err=1
+  done
+  opens=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-open' || true)
+  closes=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-close' || true)
+  pw_in_range "${name}: window-open marks" "${opens}" "${rounds}" $((2 * rounds)) || err=1
+  pw_in_range "${name}: window-close marks" "${closes}" "${opens}" "${opens}" || err=1
+}
+
+# A forked child returns through its parent's frame: that closes the
+# window it inherited and the one it opened inside it (nested, never
+# marked open), neither of them its own to count or mark as closed.
+fork_windows "fork inside a frame window" \
+  "${pw_uprobes},tp:resume:syscalls:sys_exit_getppid" \
+  windows=${rounds} closes=${rounds} nested=$((2 * rounds)) unwound=0 dropped=0 open=0
+# With timeout=, the child's windows expire at its first context switch
+# past the deadline, and again only the parent's expiry counts.  A
+# child that opens after the deadline (a slow machine) opens a window of
+# its own, marked at both ends, rather than a nested one: at least one
+# round must have nested, for the case to test anything.
+fk="uprobe:resume:${pw_perf}:pause_window_inside{timeout=100ms}"
+fk+=",uretprobe:pause:${pw_perf}:pause_window_inside,tp:resume:syscalls:sys_exit_getppid"
+for args in "" "-a --bpf-pause-workload"; do
+  # shellcheck disable=SC2086
+  fork_windows "fork inside a frame window, timeout=100ms ${args:-per-task}" "${fk}" \
+    expired=${rounds} open=0 -- ${args}
+  pw_in_range "fork inside a frame window, timeout=100ms ${args:-per-task}: nested" \
+    "$(pw_window_stat "${out}" nested)" $((rounds + 1)) $((2 * rounds)) || err=1
+done
 
 # A bystander runs the same binary through the same probes: the uprobes
 # trap the session's processes only, so its calls are not even seen (no

@@ -48,6 +48,17 @@
  *   alternate   the windows fault PAUSE_WINDOW_PAGES / 2 and 3 *
  *               PAUSE_WINDOW_PAGES / 2 pages in turn (16 and 48), so
  *               that the statistics per window are known
+ *
+ * and one for what a forked child does with the windows it inherits
+ * (copy-on-write after fork() makes the faults inexact):
+ *
+ *   fork        pause_window_inside() forks after its pages; the child
+ *               calls getppid() (a window of its own inside the one it
+ *               inherited), sleeps PAUSE_WINDOW_FORK_MS and then once
+ *               more (a context switch past a timeout= shorter than
+ *               that), returns through the window function's frame and
+ *               exits; the parent waits for it, then goes on as in
+ *               plain mode
  */
 #include <link.h>
 #include <pthread.h>
@@ -59,6 +70,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/compiler.h>
@@ -68,6 +80,7 @@
 #define PAUSE_WINDOW_PAGES	32
 #define PAUSE_WINDOW_SLEEPS_IN	4
 #define PAUSE_WINDOW_LEVELS	3	/* nested mode */
+#define PAUSE_WINDOW_FORK_MS	300	/* fork mode: the child's sleep */
 
 /*
  * Exactly one voluntary context switch: a 2 ms sleep, again if its timer
@@ -89,7 +102,7 @@
 
 enum pw_mode {
 	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
-	PW_ALTERNATE, PW_SPAWN, PW_INTERLEAVE,
+	PW_ALTERNATE, PW_SPAWN, PW_INTERLEAVE, PW_FORK,
 };
 
 struct pw_round {
@@ -174,6 +187,27 @@ static void *interleave_thread(void *arg)
 }
 
 /*
+ * fork mode, inside the window: true in the child, which has opened a
+ * window of its own and slept, and returns through the window's frame.
+ */
+static bool fork_inside(void)
+{
+	struct timespec ts = { .tv_nsec = PAUSE_WINDOW_FORK_MS * 1000L * 1000L };
+	pid_t child = fork();
+
+	if (!child) {
+		syscall(SYS_getppid);
+		nanosleep(&ts, NULL);
+		nap();
+		return true;
+	}
+	if (child < 0)
+		exit(1);	/* not plain mode in disguise */
+	waitpid(child, NULL, 0);
+	return false;
+}
+
+/*
  * The window's pages, [0, PAUSE_WINDOW_PAGES) of r->mem: in nested mode
  * each level faults its own slice after its inner call returned.
  */
@@ -199,6 +233,8 @@ static noinline void pause_window_inside(struct pw_round *r, int level)
 		pthread_exit(NULL);
 	if (r->mode == PW_LONGJMP && r->jumps-- > 0)
 		siglongjmp(r->out, 1);
+	if (r->mode == PW_FORK && fork_inside())
+		return;
 	if (level == levels) {
 		if (r->mode == PW_THREADS)
 			sem_post(&r->go);
@@ -286,6 +322,7 @@ static void pin_here(pthread_t thread)
 static int run_round(struct pw_round *r)
 {
 	pthread_t thread;
+	pid_t pid;
 
 	switch (r->mode) {
 	case PW_SPAWN:
@@ -329,6 +366,14 @@ static int run_round(struct pw_round *r)
 		if (!sigsetjmp(r->out, 0))
 			pause_window_inside(r, 1);
 		return 0;
+	case PW_FORK:
+		pause_window_outside(outside_mem(r), r->page,
+				     r->out_loops);
+		pid = getpid();
+		pause_window_inside(r, 1);
+		if (getpid() != pid)
+			_exit(0);	/* the child, back through the frame */
+		return 0;
 	case PW_PLAIN:
 	case PW_MIGRATE:
 	case PW_NESTED:
@@ -346,7 +391,7 @@ static const char * const pw_modes[] = {
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
 	[PW_LONGJMP] = "longjmp", [PW_ALTERNATE] = "alternate", [PW_SPAWN] = "spawn",
-	[PW_INTERLEAVE] = "interleave",
+	[PW_INTERLEAVE] = "interleave", [PW_FORK] = "fork",
 };
 
 static int pause_window(int argc, const char **argv)

@@ -415,6 +415,8 @@ static bool open_one(struct pause_thread *pt)
 /*
  * Close one of @pt's windows: false if none was open.  Windows it
  * inherited are the outer ones: its own (the inner ones) close first.
+ * *@last: it was the outermost; *@own: it was @pt's own (with *@last:
+ * marked open in this thread).
  */
 __noinline bool close_one(struct pause_thread *pt __arg_nonnull, bool *last __arg_nonnull,
 			  bool *own __arg_nonnull)
@@ -496,9 +498,12 @@ static void expire(void *ctx, struct task_struct *task, struct pause_thread *pt,
 	skip_update(pt, false, false, 0, true);
 	if (follow_now)
 		follow(task, pt);
-	if (depth_of(old) > inherited_of(old)) {
-		if (!inherited_of(old))
-			__sync_fetch_and_add(&st->expired, 1);
+	/*
+	 * One, as at exit: its outermost, if its own.  Those it opened inside
+	 * an inherited one were nested: never marked open.
+	 */
+	if (!inherited_of(old)) {
+		__sync_fetch_and_add(&st->expired, 1);
 		mark_boundary(ctx, true, PAUSE_BOUNDARY_EXPIRED);
 		window_end(pt);
 	}

@@ -93,7 +93,10 @@ static struct pause_frame *top_frame(struct pause_thread *pt)
 /*
  * Close @pt's windows down to @depth, all those a frame's function opened
  * (and the deeper ones, whose frames were not tracked): false if there
- * were none.  Windows it inherited are the outer ones.
+ * were none.  Windows it inherited are the outer ones.  *@last: none is
+ * left open; *@own, with *@last: the outermost was @pt's own, so it was
+ * marked open in this thread (a forked child returning through its
+ * parent's frame closes the parent's window, and its own inside it).
  */
 __noinline bool close_to(struct pause_thread *pt __arg_nonnull, __u32 depth,
 			 bool *last __arg_nonnull, bool *own __arg_nonnull)
@@ -104,7 +107,7 @@ __noinline bool close_to(struct pause_thread *pt __arg_nonnull, __u32 depth,
 
 		if (depth_of(old) <= depth)
 			return false;
-		*own = depth_of(old) > inherited;
+		*own = !inherited;
 		if (inherited > depth)
 			inherited = depth;
 		new = ((__u64)inherited << 32) | depth;
@@ -137,8 +140,7 @@ static __always_inline void close_unwound(void *ctx, struct task_struct *task,
 		f = top_frame(pt);
 		if (!f || (close ? sp <= f->sp + sizeof(long) : sp < f->sp || chained))
 			break;
-		__u64 before = READ_ONCE(pt->depths);
-		__u32 was = depth_of(before);
+		__u32 was = depth_of(READ_ONCE(pt->depths));
 
 		pt->nr_frames--;
 		/* A frame whose open was turned away: its close will not come. */
@@ -155,8 +157,7 @@ static __always_inline void close_unwound(void *ctx, struct task_struct *task,
 			continue;
 		follow(task, pt);
 		if (own) {
-			if (!inherited_of(before))
-				__sync_fetch_and_add(&st->unwound, 1);
+			__sync_fetch_and_add(&st->unwound, 1);
 			mark_boundary(ctx, true, PAUSE_BOUNDARY_UNWOUND);
 			window_end(pt);
 		}
