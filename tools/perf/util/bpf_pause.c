@@ -199,6 +199,12 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 		pr_err("--bpf-pause-workload: no trigger to restrict: give --bpf-pause, --switch-on, --switch-off or --bpf-pause-obj too\n");
 		return -1;
 	}
+	/* Only perf stat gets here: perf record turns --per-thread off with -a. */
+	if (target__has_per_thread(target)) {
+		pr_err("--%s: not with --per-thread system-wide (-a, or no target: events of every thread, on any CPU): use -a, or --per-thread with -p or -t\n",
+		       opt);
+		return -1;
+	}
 	if (check_kernel_support(opt))
 		return -1;
 	/* Which tracepoints are perf probe's trace events: looked up once. */
@@ -557,7 +563,7 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	if (bpf_pause__fill_preds(bp, skel))
 		return -1;
 	if (pause_window_bpf__attach(skel)) {
-		pr_err("--%s: cannot follow threads through fork, exit and context switches: %s\n",
+		pr_err("--%s: cannot follow threads through fork, exit, exec and context switches: %s\n",
 		       opt, strerror(errno));
 		return -1;
 	}
@@ -619,17 +625,14 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	evlist__for_each_entry(evlist, evsel)
 		nr_leaders += evsel__is_windowed(evsel);
 
-	/* perf stat -r: load and attach once, give each run its events and workload. */
-	if (target__has_cpu(target) && target__has_per_thread(target)) {
-		pr_err("--%s: not with -a --per-thread (events of every thread, on any CPU): use -a, or --per-thread with -p, -t or a workload\n",
-		       opt);
-		goto out;
-	}
 	if (bp->workload_only && (!target__has_cpu(target) || evlist__workload_pid(evlist) <= 0)) {
 		pr_err("--bpf-pause-workload: needs -a or -C and a workload (per-task sessions only ever window their own threads)\n");
 		goto out;
 	}
-	/* perf stat -r: the last run's windows are counted, this one's start. */
+	/*
+	 * perf stat -r: load and attach once, give each run its events and
+	 * workload.  The last run's windows are counted, this one's start.
+	 */
 	if (s->attached)
 		bpf_pause__run_done(bp);
 	s->frozen = false;

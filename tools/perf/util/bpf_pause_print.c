@@ -292,6 +292,9 @@ void bpf_pause__fprintf_summary(struct bpf_pause *bp, FILE *fp)
 		(unsigned long long)now[BPF_PAUSE_CLOSES]);
 	fprintf_anomalies(fp, val);
 	fprintf(fp, " ]\n");
+	if (now[BPF_PAUSE_ERRORS])
+		pr_warning("--%s: %llu pause/resume calls failed\n", bp->option ?: "bpf-pause",
+			   (unsigned long long)now[BPF_PAUSE_ERRORS]);
 	if (!bpf_pause__windows(bp, &w) && w.time.n) {
 		fprintf(fp, "[ perf record: %.3f msec in the windows (%.1f%% of %.3f msec elapsed)",
 			w.time.sum / 1e6, w.elapsed_ns ? 100.0 * w.time.sum / w.elapsed_ns : 0.0,

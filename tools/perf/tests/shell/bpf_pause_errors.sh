@@ -124,6 +124,11 @@ for cmd in record stat; do
   fi
 done
 
+# -a --per-thread: perf stat's events would be every thread's, on any
+# CPU (perf record turns --per-thread off with -a itself).
+expect_error "not with --per-thread system-wide" \
+  stat -a --per-thread -e task-clock --bpf-pause=tp:pause:syscalls:sys_enter_getpgid
+
 # perf stat -r with -p: the thread would carry one run's windows into the next.
 expect_error "not with -r and -p or -t" \
   stat -r 2 -p $$ -e task-clock --bpf-pause=tp:pause:syscalls:sys_enter_getpgid

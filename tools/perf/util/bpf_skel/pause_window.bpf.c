@@ -252,8 +252,9 @@ static struct pause_stats *stats_here(void)
 
 /*
  * Returns false if the kernel could not act now (-EAGAIN: a probe inside
- * perf's own context switch code held the context): the caller tries
- * again at its next trigger.
+ * perf's own context switch code held the context): the caller marks
+ * what it set unknown, and the thread's next window change (its next
+ * outermost open or close) sets its events again.
  */
 static bool pause_slots(__u32 first, __u32 nr, bool pause)
 {
