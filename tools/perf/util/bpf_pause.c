@@ -26,15 +26,11 @@
  */
 #include <assert.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-#include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <linux/zalloc.h>
@@ -56,7 +52,6 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "pause_action.h"
-#include "pmu.h"
 #include "target.h"
 #include "thread_map.h"
 #include "time-utils.h"

@@ -128,7 +128,9 @@ int bpf_pause__add_boundary_events(struct bpf_pause *bp, struct evlist *evlist,
 /*
  * Before the events are opened: kernel support, which tracepoints are
  * perf probe's events, start-paused events, and for -p and -t the
- * threads' entries (see prepare_running_threads()).
+ * threads' entries (see prepare_running_threads()).  Refuses, saying so,
+ * --bpf-pause-workload without triggers and perf stat's --per-thread
+ * system-wide.
  */
 int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct target *target);
 /* After they are opened: fill the event map, attach the triggers. */

@@ -28,6 +28,9 @@
 #include "debug.h"
 #include "dso.h"
 #include "map.h"
+#include "probe-file.h"
+#include "strfilter.h"
+#include "strlist.h"
 #include "symbol.h"
 #include "tp_pmu.h"
 
@@ -372,35 +375,42 @@ static struct bpf_link *attach_sdt(struct bpf_pause_session *s __maybe_unused,
 #endif
 }
 
+/* @event (GROUP:NAME) is one of the probe events listed in tracefs file @file. */
+static bool probe_file_has(const char *file, struct strfilter *filter, const char *event)
+{
+	struct strlist *found = strlist__new(NULL, NULL);
+	int fd = open_trace_file(file, false);
+	bool ret;
+
+	ret = found && fd >= 0 && !probe_file__get_events(fd, filter, found) &&
+	      strlist__has_entry(found, event);
+	if (fd >= 0)
+		close(fd);
+	strlist__delete(found);
+	return ret;
+}
+
 /*
  * perf probe and SDT events (probe:NAME, probe_EXE:NAME, sdt_LIB:NAME) are
- * kprobe and uprobe trace events, listed in dynamic_events as
- * "p:GROUP/NAME ..." or "r:GROUP/NAME ...": they take a kprobe program,
- * not a tracepoint one.
+ * kprobe and uprobe trace events, as perf probe lists them: they take a
+ * kprobe program, not a tracepoint one.  Quiet: a kernel without tracefs,
+ * kprobe or uprobe events has no such event.
  */
 bool bpf_pause__trace_event_is_probe(const char *category, const char *name)
 {
-	const char *tracing = tracing_path_mount();
-	char path[PATH_MAX], line[1024], event[512];
-	bool found = false;
-	FILE *fp;
+	struct strfilter *filter;
+	char event[512];
+	bool found;
 
-	if (!tracing)
+	if (!tracing_path_mount())
 		return false;
-	snprintf(event, sizeof(event), "%s/%s", category, name);
-	snprintf(path, sizeof(path), "%s/dynamic_events", tracing);
-	fp = fopen(path, "r");
-	if (!fp)
+	snprintf(event, sizeof(event), "%s:%s", category, name);
+	filter = strfilter__new(event, NULL);
+	if (!filter)
 		return false;
-	while (!found && fgets(line, sizeof(line), fp)) {
-		char *ev = strchr(line, ':');
-
-		if ((line[0] != 'p' && line[0] != 'r') || !ev)
-			continue;
-		ev[strcspn(ev, "\n ")] = '\0';
-		found = !strcmp(ev + 1, event);
-	}
-	fclose(fp);
+	found = probe_file_has("kprobe_events", filter, event) ||
+		probe_file_has("uprobe_events", filter, event);
+	strfilter__delete(filter);
 	return found;
 }
 

@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stddef.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -41,7 +40,6 @@
 #include "evlist.h"
 #include "evsel.h"
 #include "parse-events.h"
-#include "pmu.h"
 #include "target.h"
 #include "thread_map.h"
 #include "time-utils.h"

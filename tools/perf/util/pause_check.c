@@ -6,18 +6,14 @@
  * EOPNOTSUPP only to the latter.  The events are opened disabled and
  * closed at once.
  */
-#include <dirent.h>
-#include <limits.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
-#include <api/fs/fs.h>
 #include <perf/cpumap.h>
 #ifdef HAVE_LIBBPF_SUPPORT
 #include <bpf/btf.h>
@@ -26,6 +22,8 @@
 #include "../perf-sys.h"
 #include "debug.h"
 #include "pause_check.h"
+#include "pmu.h"
+#include "pmus.h"
 #include "tp_pmu.h"
 
 static int try_open(struct perf_event_attr *attr, pid_t pid, int cpu)
@@ -94,82 +92,51 @@ static const char *yes_no(int ok)
 }
 
 /* The first CPU of the PMU's cpumask (uncore PMUs), else the first online. */
-static int pmu_cpu(const char *dir, const char *name)
+static int pmu_cpu(const struct perf_pmu *pmu)
 {
-	struct perf_cpu_map *cpus;
-	char path[PATH_MAX + NAME_MAX + 16], *mask = NULL;
-	size_t len;
+	const struct perf_cpu_map *cpus = pmu->cpus;
+	struct perf_cpu_map *online = NULL;
 	int cpu;
 
-	snprintf(path, sizeof(path), "%s/%s/cpumask", dir, name);
-	if (filename__read_str(path, &mask, &len) == 0)
-		cpus = perf_cpu_map__new(mask);
-	else
-		cpus = perf_cpu_map__new_online_cpus();
-	free(mask);
+	if (perf_cpu_map__is_empty(cpus)) {
+		online = perf_cpu_map__new_online_cpus();
+		cpus = online;
+	}
 	cpu = cpus ? perf_cpu_map__cpu(cpus, 0).cpu : 0;
-	perf_cpu_map__put(cpus);
+	perf_cpu_map__put(online);
 	return cpu < 0 ? 0 : cpu;
 }
 
-static int cmp_names(const void *a, const void *b)
+static void check_pmu(const struct perf_pmu *pmu)
 {
-	return strcmp(*(const char * const *)a, *(const char * const *)b);
-}
-
-static void check_pmu(const char *dir, const char *name)
-{
-	char type_path[PATH_MAX + NAME_MAX + 8];
 	struct perf_event_attr attr;
-	int type, ret;
+	int ret;
 
-	snprintf(type_path, sizeof(type_path), "%s/%s/type", dir, name);
-	if (filename__read_int(type_path, &type))
-		return;
-	pmu_attr(name, type, &attr);
-	ret = probe_pause(&attr, pmu_cpu(dir, name));
+	pmu_attr(pmu->name, pmu->type, &attr);
+	ret = probe_pause(&attr, pmu_cpu(pmu));
 	if (ret > 0)
-		printf("  %-24s can pause\n", name);
+		printf("  %-24s can pause\n", pmu->name);
 	else if (!ret)
-		printf("  %-24s cannot pause (the kernel refuses it: EOPNOTSUPP)\n", name);
+		printf("  %-24s cannot pause (the kernel refuses it: EOPNOTSUPP)\n", pmu->name);
 	else if (ret == -EACCES || ret == -EPERM)
-		printf("  %-24s not probed (not permitted: see perf_event_paranoid)\n", name);
+		printf("  %-24s not probed (not permitted: see perf_event_paranoid)\n", pmu->name);
 	else
-		printf("  %-24s not probed (%s)\n", name, strerror(-ret));
+		printf("  %-24s not probed (%s)\n", pmu->name, strerror(-ret));
 }
 
+/*
+ * The kernel's PMUs: not perf's own (tool, hwmon, DRM), nor the core PMU
+ * it makes up where sysfs has none.
+ */
 static void check_pmus(void)
 {
-	char dir[PATH_MAX], **names = NULL;
-	size_t nr = 0;
-	struct dirent *d;
-	DIR *dirp;
+	struct perf_pmu *pmu = NULL;
 
-	snprintf(dir, sizeof(dir), "%s/bus/event_source/devices", sysfs__mountpoint());
-	dirp = opendir(dir);
-	if (!dirp)
-		return;
-	while ((d = readdir(dirp)) != NULL) {
-		char **tmp;
-
-		if (d->d_name[0] == '.')
-			continue;
-		tmp = realloc(names, (nr + 1) * sizeof(*names));
-		if (!tmp)
-			break;
-		names = tmp;
-		names[nr] = strdup(d->d_name);
-		if (names[nr])
-			nr++;
-	}
-	closedir(dirp);
-	qsort(names, nr, sizeof(*names), cmp_names);
 	printf("PMUs (an event of each, opened with start_paused):\n");
-	for (size_t i = 0; i < nr; i++) {
-		check_pmu(dir, names[i]);
-		free(names[i]);
+	while ((pmu = perf_pmus__scan(pmu)) != NULL) {
+		if (perf_pmu__kind(pmu) == PERF_PMU_KIND_PE && perf_pmu__file_exists(pmu, "type"))
+			check_pmu(pmu);
 	}
-	free(names);
 }
 
 static bool has_kfunc(void)

@@ -118,8 +118,9 @@ struct {
 /*
  * Whether events run: a CPU's (CPU-bound sessions) or a thread's
  * (per-task), as last set by a program; unknown until the first.
+ * Refused: the kernel could not set a thread's (-EAGAIN).
  */
-enum { STATE_UNKNOWN, STATE_PAUSED, STATE_RUNNING };
+enum { STATE_UNKNOWN, STATE_PAUSED, STATE_RUNNING, STATE_REFUSED };
 
 /*
  * CPU-bound sessions, per CPU: the state, the thread its events follow
@@ -253,8 +254,8 @@ static struct pause_stats *stats_here(void)
 /*
  * Returns false if the kernel could not act now (-EAGAIN: a probe inside
  * perf's own context switch code held the context): the caller marks
- * what it set unknown, and the thread's next window change (its next
- * outermost open or close) sets its events again.
+ * what it set refused, and the thread's next trigger hit sets its events
+ * again, whatever the hit does to its windows (see follow_refused()).
  */
 static bool pause_slots(__u32 first, __u32 nr, bool pause)
 {
@@ -338,7 +339,7 @@ __noinline void thread_follow(struct pause_thread *pt __arg_nonnull)
 			pt->applied = want;
 			if (!pause_slots((range - 1) * slots_per_range, slots_per_window,
 					 want == STATE_PAUSED))
-				pt->applied = STATE_UNKNOWN;
+				pt->applied = STATE_REFUSED;
 		}
 		if (!READ_ONCE(pt->dirty))
 			break;
@@ -393,6 +394,19 @@ static void follow(struct task_struct *task, struct pause_thread *pt)
 	} else {
 		thread_follow(pt);
 	}
+}
+
+/*
+ * Per-task sessions (CPU events are never refused): the kernel refused
+ * the thread's last setting, so set its events again now, before this hit
+ * changes its windows.  A hit that opens or closes only an inner window
+ * would not set them, and they would count outside the windows (or not
+ * inside) until the next outermost change.
+ */
+static void follow_refused(struct pause_thread *pt)
+{
+	if (!per_cpu_ranges && READ_ONCE(pt->applied) == STATE_REFUSED)
+		thread_follow(pt);
 }
 
 /* perf's own threads, in perf's pid namespace. */
@@ -546,6 +560,7 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp, __u64 lr)
 
 	if (expired(pt))
 		expire(ctx, task, pt, st, true);
+	follow_refused(pt);
 	if (!pred_passes(ctx, PAUSE_COOKIE_SPEC(cookie), st)) {
 		/* The close that goes with this open must not close another. */
 		if (!pause) {
@@ -730,6 +745,8 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 	depth = depth_of(READ_ONCE(pt->depths));
 	ct->thread = pt->thread;
 	ct->range = pt->range;
+	/* Its copies of the events start as the thread's are. */
+	ct->applied = READ_ONCE(pt->applied);
 	ct->depths = ((__u64)depth << 32) | depth;
 	/* Its inherited windows end at the timeout of the parent's. */
 	ct->deadline = pt->deadline;
@@ -757,8 +774,10 @@ static int drop_windows(void *ctx, __u32 reason)
 	pt->nr_frames = 0;
 	pt->skip = 0;
 	pt->deadline = 0;
-	if (!depth_of(old))
+	if (!depth_of(old)) {
+		follow_refused(pt);
 		return 0;
+	}
 	follow(task, pt);
 	/*
 	 * One, as for windows and closes: its outermost, if its own.  Those
