@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <linux/compiler.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <perf/cpumap.h>
@@ -67,6 +68,32 @@ static int probe_pause(struct perf_event_attr *attr, int cpu)
 
 static int breakpoint_target;
 
+/* The uprobe PMU's event: a function perf never calls, probed in perf. */
+static noinline void uprobe_target(void)
+{
+	asm volatile("" ::: "memory");
+}
+
+/* Its offset in perf's file, from the mapping it is in (0 if not found). */
+static u64 uprobe_target_offset(void)
+{
+	unsigned long addr = (unsigned long)uprobe_target, start, end, pgoff;
+	u64 offset = 0;
+	char line[512];
+	FILE *fp = fopen("/proc/self/maps", "r");
+
+	while (fp && fgets(line, sizeof(line), fp)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &pgoff) == 3 &&
+		    addr >= start && addr < end) {
+			offset = addr - start + pgoff;
+			break;
+		}
+	}
+	if (fp)
+		fclose(fp);
+	return offset;
+}
+
 /* An event of PMU @name (@type) that its event_init accepts. */
 static void pmu_attr(const char *name, __u32 type, struct perf_event_attr *attr)
 {
@@ -83,6 +110,9 @@ static void pmu_attr(const char *name, __u32 type, struct perf_event_attr *attr)
 		attr->bp_len = HW_BREAKPOINT_LEN_4;
 	} else if (!strcmp(name, "kprobe")) {
 		attr->kprobe_func = (uintptr_t)"schedule";
+	} else if (!strcmp(name, "uprobe")) {
+		attr->uprobe_path = (uintptr_t)"/proc/self/exe";
+		attr->probe_offset = uprobe_target_offset();
 	}
 }
 

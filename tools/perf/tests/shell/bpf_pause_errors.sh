@@ -220,6 +220,13 @@ if [ -d /sys/bus/event_source/devices/pause_test_aux ] &&
   echo "FAIL: perf check pause: pause_test_aux (pauses in hardware) not listed as pausing"
   cat "${log}"; err=1
 fi
+# Probe and breakpoint events pause as tracepoints do, each opened for real.
+for pmu in kprobe uprobe breakpoint; do
+  if [ -d "/sys/bus/event_source/devices/${pmu}" ] &&
+     ! grep -Eq "^  ${pmu}  *can pause$" "${log}"; then
+    echo "FAIL: perf check pause: ${pmu} not listed as pausing"; cat "${log}"; err=1
+  fi
+done
 
 # Without privilege: the BPF program cannot be loaded.
 if command -v setpriv >/dev/null; then
