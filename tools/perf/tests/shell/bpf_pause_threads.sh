@@ -108,6 +108,26 @@ stat "longjmp out of a window, -a" longjmp 1 windows=${rounds} \
   unwound=$((rounds - 1)) closes=1 nested=0 open=0 -- -a "${upw[@]}"
 want_pf=
 
+# A window that expires (timeout=1ms, the workload's naps take 2 ms) and
+# is then left by siglongjmp(): its frame, kept as if its open had been
+# turned away, still takes the place of the close that never comes, so
+# that the close at the workload's exit (exit_group) is the only
+# unbalanced one.
+name="longjmp out of expired windows, per-task"
+echo "--- ${name}"
+spec="uprobe:resume:${pw_perf}:pause_window_inside{timeout=1ms}"
+spec+=",uretprobe:pause:${pw_perf}:pause_window_inside,tp:pause:syscalls:sys_enter_exit_group"
+if perf stat -x, -o "${out}" -e "${ev}" --bpf-pause="${spec}" -- \
+    perf test -w pause_window "${rounds}" 0 0 longjmp; then
+  for what in windows=${rounds} expired=${rounds} unwound=0 closes=0 unbalanced=1 open=0; do
+    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
+      "${what#*=}" "${what#*=}" || err=1
+  done
+else
+  echo "FAIL: ${name}: perf stat"
+  err=1
+fi
+
 # fork_windows NAME SPEC WHAT=N... [-- PERF-ARGS...]: 'perf test -w
 # pause_window ROUNDS 0 0 fork' under --bpf-pause=SPEC: perf stat's
 # window counts WHAT as given, and in perf record one window-close mark

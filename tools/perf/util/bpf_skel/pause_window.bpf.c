@@ -506,10 +506,15 @@ static void expire(void *ctx, struct task_struct *task, struct pause_thread *pt,
 
 	pt->deadline = 0;
 	old = __sync_lock_test_and_set(&pt->depths, 0);
-	pt->nr_frames = 0;
 	if (!depth_of(old))
 		return;
-	/* Its closes, when they come, close nothing: not unbalanced. */
+	/*
+	 * Its closes, when they come, close nothing: not unbalanced.  Its
+	 * frames stay, as if their opens had been turned away, so that the
+	 * return of one, or finding it gone, still takes its close's place.
+	 */
+	for (int i = 0; i < PAUSE_MAX_FRAMES; i++)
+		pt->frames[i].skipped = 1;
 	skip_update(pt, false, false, 0, true);
 	if (follow_now)
 		follow(task, pt);

@@ -49,7 +49,7 @@ struct pause_window_stat {
 struct pause_frame {
 	__u64 sp;
 	__u32 depth;
-	__u32 skipped;		/* its open was turned away by a predicate */
+	__u32 skipped;		/* its open was turned away by a predicate, or it expired */
 };
 
 struct pause_thread {
