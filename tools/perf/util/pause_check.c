@@ -7,11 +7,14 @@
  * closed at once.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <linux/compiler.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
@@ -68,24 +71,38 @@ static int probe_pause(struct perf_event_attr *attr, int cpu)
 
 static int breakpoint_target;
 
-/* The uprobe PMU's event: a function perf never calls, probed in perf. */
+/*
+ * The uprobe PMU's event: a function perf never calls, probed in perf
+ * itself.  Opening it installs the breakpoint in perf's own text until it
+ * is closed, at once; nothing calls the function meanwhile.
+ */
 static noinline void uprobe_target(void)
 {
 	asm volatile("" ::: "memory");
 }
 
-/* Its offset in perf's file, from the mapping it is in (0 if not found). */
+/*
+ * Its offset in /proc/self/exe, from the mapping it is in: 0 if that is
+ * not the file /proc/self/exe is (perf run by ld.so, say), or not found.
+ */
 static u64 uprobe_target_offset(void)
 {
-	unsigned long addr = (unsigned long)uprobe_target, start, end, pgoff;
+	unsigned long start, end, pgoff, ino;
+	uintptr_t addr = (uintptr_t)uprobe_target;
+	unsigned int maj, min;
 	u64 offset = 0;
-	char line[512];
-	FILE *fp = fopen("/proc/self/maps", "r");
+	char line[PATH_MAX + 128];
+	struct stat st;
+	FILE *fp;
 
+	if (stat("/proc/self/exe", &st))
+		return 0;
+	fp = fopen("/proc/self/maps", "r");
 	while (fp && fgets(line, sizeof(line), fp)) {
-		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &pgoff) == 3 &&
-		    addr >= start && addr < end) {
-			offset = addr - start + pgoff;
+		if (sscanf(line, "%lx-%lx %*s %lx %x:%x %lu", &start, &end, &pgoff, &maj, &min,
+			   &ino) == 6 && addr >= start && addr < end) {
+			if (makedev(maj, min) == st.st_dev && ino == st.st_ino)
+				offset = addr - start + pgoff;
 			break;
 		}
 	}
@@ -111,8 +128,9 @@ static void pmu_attr(const char *name, __u32 type, struct perf_event_attr *attr)
 	} else if (!strcmp(name, "kprobe")) {
 		attr->kprobe_func = (uintptr_t)"schedule";
 	} else if (!strcmp(name, "uprobe")) {
-		attr->uprobe_path = (uintptr_t)"/proc/self/exe";
 		attr->probe_offset = uprobe_target_offset();
+		if (attr->probe_offset)
+			attr->uprobe_path = (uintptr_t)"/proc/self/exe";
 	}
 }
 

@@ -220,10 +220,12 @@ if [ -d /sys/bus/event_source/devices/pause_test_aux ] &&
   echo "FAIL: perf check pause: pause_test_aux (pauses in hardware) not listed as pausing"
   cat "${log}"; err=1
 fi
-# Probe and breakpoint events pause as tracepoints do, each opened for real.
+# Probe and breakpoint events pause as tracepoints do, each opened for real
+# (a breakpoint needs a free debug register: perf tests run at once may
+# hold them all).
 for pmu in kprobe uprobe breakpoint; do
   if [ -d "/sys/bus/event_source/devices/${pmu}" ] &&
-     ! grep -Eq "^  ${pmu}  *can pause$" "${log}"; then
+     ! grep -Eq "^  ${pmu}  *(can pause|not probed \(No space left on device\))$" "${log}"; then
     echo "FAIL: perf check pause: ${pmu} not listed as pausing"; cat "${log}"; err=1
   fi
 done

@@ -513,8 +513,10 @@ static void expire(void *ctx, struct task_struct *task, struct pause_thread *pt,
 	 * frames stay, as if their opens had been turned away, so that the
 	 * return of one, or finding it gone, still takes its close's place.
 	 */
-	for (int i = 0; i < PAUSE_MAX_FRAMES; i++)
+	for (int i = 0; i < PAUSE_MAX_FRAMES; i++) {
 		pt->frames[i].skipped = 1;
+		pt->frames[i].depth = 0;
+	}
 	skip_update(pt, false, false, 0, true);
 	if (follow_now)
 		follow(task, pt);
@@ -587,7 +589,7 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp, __u64 lr)
 		if (pause && skip_update(pt, false, false, 1, false)) {
 			struct pause_frame *f = frame ? top_frame(pt) : NULL;
 
-			/* The end of a frame whose open was turned away. */
+			/* The end of a frame whose open was turned away, or expired. */
 			if (f && f->skipped && sp >= f->sp)
 				pt->nr_frames--;
 			return 0;

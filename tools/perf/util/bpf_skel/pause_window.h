@@ -62,7 +62,8 @@ struct pause_thread {
 	/*
 	 * The windows its function's return closes (see PAUSE_COOKIE_FRAME),
 	 * the outermost PAUSE_MAX_FRAMES of them.  Only the thread's own
-	 * uprobe programs, which do not nest, touch them.
+	 * uprobe programs, which do not nest, push and pop them; an expiry
+	 * (timeout=) marks them turned away.
 	 */
 	struct pause_frame frames[PAUSE_MAX_FRAMES];
 	/* Its outermost window: when it opened, and the counts then. */
