@@ -510,13 +510,12 @@ static void expire(void *ctx, struct task_struct *task, struct pause_thread *pt,
 		return;
 	/*
 	 * Its closes, when they come, close nothing: not unbalanced.  Its
-	 * frames stay, as if their opens had been turned away, so that the
-	 * return of one, or finding it gone, still takes its close's place.
+	 * frames stay, turned away by this expiry (see frame_skipped()), so
+	 * that the return of one, or finding it gone, still takes its
+	 * close's place; counted, not written: its programs may be
+	 * interrupted in the middle of pushing or popping them.
 	 */
-	for (int i = 0; i < PAUSE_MAX_FRAMES; i++) {
-		pt->frames[i].skipped = 1;
-		pt->frames[i].depth = 0;
-	}
+	__sync_fetch_and_add(&pt->expiries, 1);
 	skip_update(pt, false, false, 0, true);
 	if (follow_now)
 		follow(task, pt);
@@ -590,7 +589,7 @@ static int set_paused(void *ctx, __u64 cookie, __u64 sp, __u64 lr)
 			struct pause_frame *f = frame ? top_frame(pt) : NULL;
 
 			/* The end of a frame whose open was turned away, or expired. */
-			if (f && f->skipped && sp >= f->sp)
+			if (f && frame_skipped(pt, f) && sp >= f->sp)
 				pt->nr_frames--;
 			return 0;
 		}
@@ -760,6 +759,7 @@ int BPF_PROG(pause_follow_fork, struct task_struct *parent, struct task_struct *
 	/* A forked child returns through its parent's frames; a thread has a stack of its own. */
 	if (child->mm != parent->mm) {
 		ct->nr_frames = pt->nr_frames;
+		ct->expiries = pt->expiries;
 		for (int i = 0; i < PAUSE_MAX_FRAMES; i++)
 			ct->frames[i] = pt->frames[i];
 		ct->skip = pt->skip;

@@ -49,7 +49,9 @@ struct pause_window_stat {
 struct pause_frame {
 	__u64 sp;
 	__u32 depth;
-	__u32 skipped;		/* its open was turned away by a predicate, or it expired */
+	__u32 skipped;		/* its open was turned away by a predicate */
+	__u32 expiry;		/* its thread's expiries at its open: if they changed, it expired */
+	__u32 pad;
 };
 
 struct pause_thread {
@@ -62,8 +64,7 @@ struct pause_thread {
 	/*
 	 * The windows its function's return closes (see PAUSE_COOKIE_FRAME),
 	 * the outermost PAUSE_MAX_FRAMES of them.  Only the thread's own
-	 * uprobe programs, which do not nest, push and pop them; an expiry
-	 * (timeout=) marks them turned away.
+	 * uprobe programs, which do not nest, touch them.
 	 */
 	struct pause_frame frames[PAUSE_MAX_FRAMES];
 	/* Its outermost window: when it opened, and the counts then. */
@@ -71,7 +72,7 @@ struct pause_thread {
 	__u32 values_read;	/* which start[] were read */
 	__u32 values_base;	/* from which slot of counters */
 	__u32 range;		/* per-task: its thread_range, once looked up */
-	__u32 pad3;
+	__u32 expiries;	/* timeout=: how often its windows expired */
 	__u64 deadline;		/* its outermost window closes then (timeout=), or 0 */
 	/*
 	 * With predicates or timeouts: the closes still to come of its opens,

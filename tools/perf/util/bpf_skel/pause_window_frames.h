@@ -81,6 +81,12 @@ static bool chained_call(struct task_struct *task, __u64 sp, __u64 lr)
 	}
 }
 
+/* A frame whose close closes nothing: its open was turned away, or it expired. */
+static bool frame_skipped(struct pause_thread *pt, struct pause_frame *f)
+{
+	return f->skipped || f->expiry != READ_ONCE(pt->expiries);
+}
+
 static struct pause_frame *top_frame(struct pause_thread *pt)
 {
 	__u32 n = pt->nr_frames;
@@ -143,8 +149,8 @@ static __always_inline void close_unwound(void *ctx, struct task_struct *task,
 		__u32 was = depth_of(READ_ONCE(pt->depths));
 
 		pt->nr_frames--;
-		/* A frame whose open was turned away: its close will not come. */
-		if (f->skipped) {
+		/* A frame whose open was turned away, or expired: its close will not come. */
+		if (frame_skipped(pt, f)) {
 			skip_update(pt, false, false, 1, false);
 			continue;
 		}
@@ -174,6 +180,8 @@ static void push_frame(struct pause_thread *pt, __u64 sp, bool skipped)
 	__u32 n = pt->nr_frames;
 
 	if (n < PAUSE_MAX_FRAMES) {
+		/* Before the depth: an expiry in between leaves it expired. */
+		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].expiry = READ_ONCE(pt->expiries);
 		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].sp = sp;
 		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].depth = depth_of(READ_ONCE(pt->depths));
 		pt->frames[n & (PAUSE_MAX_FRAMES - 1)].skipped = skipped;
@@ -191,7 +199,8 @@ static bool pop_frame(struct pause_thread *pt, __u64 sp, __u32 *depth)
 
 	if (!f || sp < f->sp)
 		return false;
-	*depth = f->depth;
+	/* Expired: the windows opened inside it since, all of them. */
+	*depth = f->expiry != READ_ONCE(pt->expiries) ? 0 : f->depth;
 	pt->nr_frames--;
 	return true;
 }
