@@ -418,6 +418,8 @@ static void test_preds(void)
 		{ "tp:resume:a:b{tid != 1 && cgroup == /system.slice}", 3, 0, 0, 0, "CCA" },
 		{ "tp:resume:a:b{timeout=10}", 0, 0, 0, 10, "" },
 		{ "tp:resume:a:b{max=1;}", 0, 0, 1, 0, "" },
+		{ "tp:resume:a:b{ every = 2 ;max=0x10}", 0, 2, 16, 0, "" },
+		{ "tp:resume:a:b{timeout=3s}", 0, 0, 0, 3000000000ULL, "" },
 	};
 	static const struct {
 		const char *str;
@@ -442,6 +444,9 @@ static void test_preds(void)
 		{ "tp:resume:a:b{ret == 1; ret == 2}", { "a second filter" } },
 		{ "tp:resume:a:b{every=0}", { "bad every '0'" } },
 		{ "tp:resume:a:b{max=-1}", { "bad max '-1'" } },
+		{ "tp:resume:a:b{every=x1}", { "bad every 'x1'" } },
+		{ "tp:resume:a:b{every=\"2\"}", { "not a string" } },
+		{ "tp:resume:a:b{max=1 2}", { "bad max" } },
 		{ "tp:resume:a:b{timeout=5m}", { "bad timeout '5m'" } },
 		{ "tp:resume:a:b{timeout=0}", { "bad timeout '0'" } },
 		{ "tp:resume:a:b{often=2}", { "unknown setting 'often'" } },

@@ -175,6 +175,7 @@ static void fprintf_windows(FILE *fp, const struct bpf_pause_print *pp,
 		fprintf_stat(fp, pp, "%f", inside / t->n, "msec", "window-mean", "time", ns);
 		fprintf_stat(fp, pp, "%f", t->min / 1e6, "msec", "window-min", "time", ns);
 		fprintf_stat(fp, pp, "%f", t->max / 1e6, "msec", "window-max", "time", ns);
+		fprintf_stat(fp, pp, "%.0f", t->n, "", "window-n", "time", ns);
 		for (int i = 0; i < w->nr_values; i++) {
 			const struct bpf_pause_stat *v = &w->values[i];
 

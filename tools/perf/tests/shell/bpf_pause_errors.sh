@@ -104,6 +104,8 @@ for cmd in record stat; do
     ${cmd} -e task-clock --bpf-pause='tp:pause:syscalls:sys_enter_getpgid{timeout=1ms}'
   expect_error "bad value 'x1'" \
     ${cmd} -e task-clock --switch-on='syscalls:sys_exit_getppid{ret == x1}'
+  expect_error "bad max 'x1'" \
+    ${cmd} -e task-clock --switch-on='syscalls:sys_exit_getppid{max=x1}'
   # Terms on a whole {group}: only those that apply to any event.
   expect_error "'name' cannot apply to a whole group: it picks, names or configures one event" \
     ${cmd} -e '{page-faults,minor-faults}/name=x/'

@@ -108,6 +108,27 @@ stat "longjmp out of a window, -a" longjmp 1 windows=${rounds} \
   unwound=$((rounds - 1)) closes=1 nested=0 open=0 -- -a "${upw[@]}"
 want_pf=
 
+# Calls chained to the innermost frame window: pause_window_chained()
+# jumps back to its own entry 3 times, at the first call's stack pointer.
+# Each chained call is a window nested in the first, not a new call
+# after the first was left (which would close it as unwound), and all
+# their returns come at the one return.  No pages: only the uprobe's
+# first hit, which maps its page, faults inside.
+case "$(uname -m)" in
+x86_64|aarch64)
+  chain="uprobe:resume:${pw_perf}:pause_window_chained"
+  chain+=",uretprobe:pause:${pw_perf}:pause_window_chained"
+  want_pf=0
+  stat "calls chained to a frame window, per-task" chain 1 windows=${rounds} \
+    nested=$((3 * rounds)) unwound=0 unbalanced=0 closes=${rounds} open=0 -- \
+    --bpf-pause="${chain}"
+  want_pf=
+  ;;
+*)
+  echo "calls chained to a frame window: not tested, no chained call for $(uname -m)"
+  ;;
+esac
+
 # A window that expires (timeout=1ms, the workload's naps take 2 ms) and
 # is then left by siglongjmp(): its frame, kept as if its open had been
 # turned away, still takes the place of the close that never comes, so

@@ -29,6 +29,43 @@ cleanup() {
 trap 'cleanup; exit 1' TERM INT
 trap cleanup EXIT
 
+# check_time NAME WANT_N: -x output in ${out}.  The mean is the time
+# inside over the windows timed, between the minimum and the maximum;
+# the time inside is within the elapsed time.
+check_time() {
+  local name=$1 n=$2
+
+  pw_in_range "${name}: windows timed" "$(pw_value "${out}" bpf-pause-window-n:time)" \
+    "${n}" "${n}" || err=1
+  if ! awk -v i="$(pw_value "${out}" bpf-pause-time-inside)" \
+	   -v e="$(pw_value "${out}" bpf-pause-time-elapsed)" \
+	   -v a="$(pw_value "${out}" bpf-pause-window-mean:time)" \
+	   -v lo="$(pw_value "${out}" bpf-pause-window-min:time)" \
+	   -v hi="$(pw_value "${out}" bpf-pause-window-max:time)" \
+	   -v n="${n}" -v nap=$((PW_SLEEPS * 2)) \
+	   'BEGIN { d = a * n - i; exit !(i > 0 && e > i && lo >= nap && lo <= a && a <= hi &&
+					  d * d < 1e-6 * i * i) }'; then
+    echo "FAIL: ${name}: the windows' times do not add up:"
+    grep -E 'bpf-pause-(time|window)' "${out}"
+    err=1
+  fi
+}
+echo "--- time per window"
+perf stat -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}"
+check_time "per window" "${rounds}"
+perf stat -r 2 -x, -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}"
+check_time "per window, -r 2: the windows of both runs" $((2 * rounds))
+perf stat -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
+  perf test -w pause_window "${rounds}"
+if ! grep -Eq "msec in ${rounds} windows \([0-9.]+% of [0-9.]+ msec elapsed\), a window: mean" \
+     "${out}"; then
+  echo "FAIL: per window, plain layout"
+  cat "${out}"
+  err=1
+fi
+
 # Per window: windows alternating 16 and 48 faults are 32 on average,
 # 16 at least and 48 at most, read in the kernel at each open and close;
 # the windows' own time is inside the elapsed time.

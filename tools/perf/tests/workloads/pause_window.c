@@ -59,6 +59,13 @@
  *               that), returns through the window function's frame and
  *               exits; the parent waits for it, then goes on as in
  *               plain mode
+ *
+ * and one for frame windows whose calls chain (x86-64 and arm64 only):
+ *
+ *   chain       each round calls pause_window_chained(), which jumps
+ *               back to its own entry PAUSE_WINDOW_CHAIN times (a tail
+ *               call to itself) before it returns: no pages, only
+ *               windows
  */
 #include <link.h>
 #include <pthread.h>
@@ -81,6 +88,7 @@
 #define PAUSE_WINDOW_SLEEPS_IN	4
 #define PAUSE_WINDOW_LEVELS	3	/* nested mode */
 #define PAUSE_WINDOW_FORK_MS	300	/* fork mode: the child's sleep */
+#define PAUSE_WINDOW_CHAIN	3	/* chain mode: calls chained to the first */
 
 /*
  * Exactly one voluntary context switch: a 2 ms sleep, again if its timer
@@ -102,7 +110,7 @@
 
 enum pw_mode {
 	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
-	PW_ALTERNATE, PW_SPAWN, PW_INTERLEAVE, PW_FORK,
+	PW_ALTERNATE, PW_SPAWN, PW_INTERLEAVE, PW_FORK, PW_CHAIN,
 };
 
 struct pw_round {
@@ -161,6 +169,36 @@ static noinline void pause_window_outside(char *mem, long page, unsigned long lo
 	for (unsigned long i = 0; i < loops; i++)
 		asm volatile("" ::: "memory");
 }
+
+/*
+ * chain mode: pause_window_chained(n) jumps back to its own entry n times
+ * before it returns, so each chained call enters at the first call's
+ * stack pointer, its return address the first call's (which a uretprobe
+ * has pointed at its trampoline).  In assembly: a compiler makes a tail
+ * call of a C call, or not, as it sees fit.
+ */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define HAVE_PW_CHAIN
+void pause_window_chained(int n);
+asm(".pushsection .text\n"
+	".globl pause_window_chained\n"
+	".type pause_window_chained, %function\n"
+	"pause_window_chained:\n"
+	"0:\n"
+#if defined(__x86_64__)
+	"	test %edi, %edi\n"
+	"	jz 1f\n"
+	"	dec %edi\n"
+	"	jmp 0b\n"
+#else
+	"	cbz w0, 1f\n"
+	"	sub w0, w0, #1\n"
+	"	b 0b\n"
+#endif
+	"1:	ret\n"
+	".size pause_window_chained, . - pause_window_chained\n"
+	".popsection\n");
+#endif
 
 /* spawn mode: created inside a window, it faults after the window closed. */
 static void *spawn_thread(void *arg)
@@ -366,6 +404,13 @@ static int run_round(struct pw_round *r)
 		if (!sigsetjmp(r->out, 0))
 			pause_window_inside(r, 1);
 		return 0;
+	case PW_CHAIN:
+		pause_window_outside(outside_mem(r), r->page,
+				     r->out_loops);
+#ifdef HAVE_PW_CHAIN
+		pause_window_chained(PAUSE_WINDOW_CHAIN);
+#endif
+		return 0;
 	case PW_FORK:
 		pause_window_outside(outside_mem(r), r->page,
 				     r->out_loops);
@@ -391,7 +436,7 @@ static const char * const pw_modes[] = {
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
 	[PW_LONGJMP] = "longjmp", [PW_ALTERNATE] = "alternate", [PW_SPAWN] = "spawn",
-	[PW_INTERLEAVE] = "interleave", [PW_FORK] = "fork",
+	[PW_INTERLEAVE] = "interleave", [PW_FORK] = "fork", [PW_CHAIN] = "chain",
 };
 
 static int pause_window(int argc, const char **argv)
@@ -414,6 +459,10 @@ static int pause_window(int argc, const char **argv)
 		if (r.mode == ARRAY_SIZE(pw_modes))
 			return 1;
 	}
+#ifndef HAVE_PW_CHAIN
+	if (r.mode == PW_CHAIN)
+		return 1;
+#endif
 	r.jumps = rounds - 1;
 	if (sem_init(&r.go, 0, 0) || sem_init(&r.done, 0, 0))
 		return 1;

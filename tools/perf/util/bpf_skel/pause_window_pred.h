@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * pause_window.bpf.c's trigger predicates: the instructions perf compiled
- * a spec's if=... into, run over the probe's arguments or the tracepoint's
- * fields, the results kept on a bit stack.  Included once, after the maps
- * that hold them.
+ * a spec's predicate into, run over the probe's arguments or the
+ * tracepoint's fields, the results kept on a bit stack.  Included once,
+ * after the maps that hold them.
  */
 
 struct pred_loop {
