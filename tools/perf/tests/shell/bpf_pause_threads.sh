@@ -203,6 +203,27 @@ for args in "" "-a --bpf-pause-workload"; do
     "$(pw_window_stat "${out}" nested)" $((rounds + 1)) $((2 * rounds)) || err=1
 done
 
+# A forked child that leaves the frame it inherited by siglongjmp(): its
+# next call of the window function finds that frame gone and closes the
+# window it inherited (neither counted nor marked by the child), so of
+# its getpid() calls only the 2 inside its own window count, not the 3
+# after it.  Its own window counts, the parent's too.
+name="fork, then longjmp out of the inherited frame"
+echo "--- ${name}"
+gp=syscalls:sys_enter_getpid/action=start-paused/
+if perf stat -x, -o "${out}" -e "${gp}" --bpf-pause="${pw_uprobes}" -- \
+    perf test -w pause_window "${rounds}" 0 0 forkjmp; then
+  pw_in_range "${name}: getpid() calls in windows" \
+    "$(pw_value "${out}" syscalls:sys_enter_getpid)" $((2 * rounds)) $((2 * rounds)) || err=1
+  for what in windows=$((2 * rounds)) closes=$((2 * rounds)) unwound=0 open=0; do
+    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
+      "${what#*=}" "${what#*=}" || err=1
+  done
+else
+  echo "FAIL: ${name}: perf stat"
+  err=1
+fi
+
 # A bystander runs the same binary through the same probes: the uprobes
 # trap the session's processes only, so its calls are not even seen (no
 # open of a thread outside the session to ignore), and it counts nothing.

@@ -49,9 +49,15 @@
  *               PAUSE_WINDOW_PAGES / 2 pages in turn (16 and 48), so
  *               that the statistics per window are known
  *
- * and one for what a forked child does with the windows it inherits
+ * and two for what a forked child does with the windows it inherits
  * (copy-on-write after fork() makes the faults inexact):
  *
+ *   forkjmp     pause_window_inside() forks after its pages; the child
+ *               leaves it by siglongjmp(), out of the frame it
+ *               inherited, calls it again (a window of its own, with
+ *               PAUSE_WINDOW_GETPIDS_IN getpid() calls), then makes
+ *               PAUSE_WINDOW_GETPIDS_OUT getpid() calls and exits; the
+ *               parent waits for it, then goes on as in plain mode
  *   fork        pause_window_inside() forks after its pages; the child
  *               calls getppid() (a window of its own inside the one it
  *               inherited), sleeps PAUSE_WINDOW_FORK_MS and then once
@@ -87,6 +93,8 @@
 #define PAUSE_WINDOW_PAGES	32
 #define PAUSE_WINDOW_SLEEPS_IN	4
 #define PAUSE_WINDOW_LEVELS	3	/* nested mode */
+#define PAUSE_WINDOW_GETPIDS_IN	2	/* forkjmp mode: the child's, in its window */
+#define PAUSE_WINDOW_GETPIDS_OUT 3	/* forkjmp mode: the child's, after it */
 #define PAUSE_WINDOW_FORK_MS	300	/* fork mode: the child's sleep */
 #define PAUSE_WINDOW_CHAIN	3	/* chain mode: calls chained to the first */
 
@@ -109,7 +117,7 @@
 } while (0)
 
 enum pw_mode {
-	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP,
+	PW_PLAIN, PW_MIGRATE, PW_NESTED, PW_THREADS, PW_EXIT, PW_UNBALANCED, PW_LONGJMP, PW_FORKJMP,
 	PW_ALTERNATE, PW_SPAWN, PW_INTERLEAVE, PW_FORK, PW_CHAIN,
 };
 
@@ -121,6 +129,7 @@ struct pw_round {
 	sem_t		go, done;	/* threads, spawn and interleave modes */
 	sigjmp_buf	out;		/* longjmp mode */
 	int		jumps;		/* longjmp mode: rounds left by siglongjmp() */
+	bool		child;		/* forkjmp mode: the child, out of the frame */
 	int		round;
 };
 
@@ -271,6 +280,20 @@ static noinline void pause_window_inside(struct pw_round *r, int level)
 		pthread_exit(NULL);
 	if (r->mode == PW_LONGJMP && r->jumps-- > 0)
 		siglongjmp(r->out, 1);
+	if (r->mode == PW_FORKJMP && r->child) {
+		for (int i = 0; i < PAUSE_WINDOW_GETPIDS_IN; i++)
+			getpid();
+	} else if (r->mode == PW_FORKJMP) {
+		pid_t child = fork();
+
+		if (!child) {
+			r->child = true;
+			siglongjmp(r->out, 1);
+		}
+		if (child < 0)
+			exit(1);
+		waitpid(child, NULL, 0);
+	}
 	if (r->mode == PW_FORK && fork_inside())
 		return;
 	if (level == levels) {
@@ -398,6 +421,21 @@ static int run_round(struct pw_round *r)
 		pause_window_inside(r, 1);
 		pthread_join(thread, NULL);
 		return 0;
+	case PW_FORKJMP:
+		pause_window_outside(outside_mem(r), r->page,
+				     r->out_loops);
+		if (!sigsetjmp(r->out, 0)) {
+			pause_window_inside(r, 1);
+			return 0;
+		}
+		/*
+		 * The child, out of the frame it inherited: this call finds
+		 * that frame gone, and what follows it is in no window.
+		 */
+		pause_window_inside(r, 1);
+		for (int i = 0; i < PAUSE_WINDOW_GETPIDS_OUT; i++)
+			getpid();
+		_exit(0);
 	case PW_LONGJMP:
 		pause_window_outside(outside_mem(r), r->page,
 				     r->out_loops);
@@ -433,6 +471,7 @@ static int run_round(struct pw_round *r)
 }
 
 static const char * const pw_modes[] = {
+	[PW_FORKJMP] = "forkjmp",
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
 	[PW_LONGJMP] = "longjmp", [PW_ALTERNATE] = "alternate", [PW_SPAWN] = "spawn",
