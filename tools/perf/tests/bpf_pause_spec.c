@@ -296,13 +296,19 @@ static void test_limit(void)
 
 static void test_resolve_exe(void)
 {
-	char buf[4096], cwd[4096];
+	char buf[4096] = "", cwd[4096] = "";
+	char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
 
 	CHECK(!bpf_pause_spec__resolve_exe("sh", buf, sizeof(buf)) && buf[0] == '/',
 	      "sh through $PATH: '%s'", buf);
 	setenv("HOME", "/", 1);
 	CHECK(!bpf_pause_spec__resolve_exe("~/bin", buf, sizeof(buf)) && buf[0] == '/',
 	      "~/bin: '%s'", buf);
+	if (home)
+		setenv("HOME", home, 1);
+	else
+		unsetenv("HOME");
+	free(home);
 	CHECK(getcwd(cwd, sizeof(cwd)), "getcwd");
 	CHECK(!bpf_pause_spec__resolve_exe("./", buf, sizeof(buf)) && !strcmp(buf, cwd),
 	      "./ -> '%s', want '%s'", buf, cwd);

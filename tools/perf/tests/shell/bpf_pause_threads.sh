@@ -4,8 +4,8 @@
 #
 # A window is the thread's that opened it: it follows the thread to other
 # CPUs, nests, ends with the thread, and gates no other thread, in
-# per-task and CPU-bound (-a, -C) sessions alike.  Every case but fork's
-# counts the page faults of 'perf test -w pause_window ROUNDS 0 0 MODE'
+# per-task and CPU-bound (-a, -C) sessions alike.  The cases that count
+# page faults count those of 'perf test -w pause_window ROUNDS 0 0 MODE'
 # exactly: PW_PAGES a window, whatever MODE does around it.
 
 # pw_* come from lib/pause_window.sh, which the build's shellcheck does

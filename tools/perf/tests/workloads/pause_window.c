@@ -233,6 +233,15 @@ static void *interleave_thread(void *arg)
 	return NULL;
 }
 
+/* fork and forkjmp modes: the child exited with 0 (the workload fails if not). */
+static bool child_exited_well(pid_t child)
+{
+	int status;
+
+	return waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
 /*
  * fork mode, inside the window: true in the child, which has opened a
  * window of its own and slept, and returns through the window's frame.
@@ -248,9 +257,8 @@ static bool fork_inside(void)
 		nap();
 		return true;
 	}
-	if (child < 0)
+	if (child < 0 || !child_exited_well(child))
 		exit(1);	/* not plain mode in disguise */
-	waitpid(child, NULL, 0);
 	return false;
 }
 
@@ -290,9 +298,8 @@ static noinline void pause_window_inside(struct pw_round *r, int level)
 			r->child = true;
 			siglongjmp(r->out, 1);
 		}
-		if (child < 0)
+		if (child < 0 || !child_exited_well(child))
 			exit(1);
-		waitpid(child, NULL, 0);
 	}
 	if (r->mode == PW_FORK && fork_inside())
 		return;
