@@ -14,6 +14,16 @@
 #include "pause_stat_fmt.h"
 #include "stat.h"
 
+/*
+ * The columns print_aggr_id_csv() prints before a counter's value: the ID
+ * and the number aggregated, or the ID alone, or none.
+ */
+static const int aggr_fields[AGGR_MAX] = {
+	[AGGR_CORE] = 2, [AGGR_CACHE] = 2, [AGGR_CLUSTER] = 2,
+	[AGGR_DIE] = 2, [AGGR_SOCKET] = 2, [AGGR_NODE] = 2,
+	[AGGR_NONE] = 1, [AGGR_THREAD] = 1,
+};
+
 void pause_stat_fmt__init(struct pause_stat_fmt *f, const struct perf_stat_config *config,
 			  struct evlist *evlist, const struct timespec *ts, bool summary)
 {
@@ -38,27 +48,7 @@ void pause_stat_fmt__init(struct pause_stat_fmt *f, const struct perf_stat_confi
 			  (unsigned long)ts->tv_sec, ts->tv_nsec, f->sep);
 	else if (summary && f->sep)
 		scnprintf(f->ts, sizeof(f->ts), "summary%s", f->sep);
-	/* As print_aggr_id_csv() prints them: ID and the number aggregated, or ID. */
-	switch (config->aggr_mode) {
-	case AGGR_CORE:
-	case AGGR_CACHE:
-	case AGGR_CLUSTER:
-	case AGGR_DIE:
-	case AGGR_SOCKET:
-	case AGGR_NODE:
-		f->aggr_fields = 2;
-		break;
-	case AGGR_NONE:
-	case AGGR_THREAD:
-		f->aggr_fields = 1;
-		break;
-	case AGGR_GLOBAL:
-	case AGGR_UNSET:
-	case AGGR_MAX:
-	default:
-		f->aggr_fields = 0;
-		break;
-	}
+	f->aggr_fields = config->aggr_mode < AGGR_MAX ? aggr_fields[config->aggr_mode] : 0;
 }
 
 void pause_stat__fprintf_line(FILE *fp, const struct pause_stat_fmt *f, const char *value,

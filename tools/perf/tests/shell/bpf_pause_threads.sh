@@ -47,7 +47,7 @@ ev=page-faults/action=start-paused/
 # stat NAME MODE SLACK WHAT=N... -- PERF-STAT-ARGS...: exact faults, and
 # each --bpf-pause count WHAT (pw_window_stat) as given.
 stat() {
-  local name=$1 mode=$2 slack=$3 what
+  local name=$1 mode=$2 slack=$3
   local -a want=()
 
   shift 3
@@ -65,10 +65,7 @@ stat() {
   fi
   pw_in_range "${name}: page-faults" "$(pw_value "${out}" page-faults)" \
     "${want_pf:-${pf}}" $((${want_pf:-${pf}} + slack)) || err=1
-  for what in "${want[@]}"; do
-    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
-      "${what#*=}" "${what#*=}" || err=1
-  done
+  pw_window_stats "${name}" "${out}" "${want[@]}" || err=1
 }
 
 # The first uprobe hit of a process maps the uprobe XOL page: one fault.
@@ -140,10 +137,8 @@ spec="uprobe:resume:${pw_perf}:pause_window_inside{timeout=1ms}"
 spec+=",uretprobe:pause:${pw_perf}:pause_window_inside,tp:pause:syscalls:sys_enter_exit_group"
 if perf stat -x, -o "${out}" -e "${ev}" --bpf-pause="${spec}" -- \
     perf test -w pause_window "${rounds}" 0 0 longjmp; then
-  for what in windows=${rounds} expired=${rounds} unwound=0 closes=0 unbalanced=1 open=0; do
-    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
-      "${what#*=}" "${what#*=}" || err=1
-  done
+  pw_window_stats "${name}" "${out}" windows=${rounds} expired=${rounds} unwound=0 \
+    closes=0 unbalanced=1 open=0 || err=1
 else
   echo "FAIL: ${name}: perf stat"
   err=1
@@ -154,7 +149,7 @@ fi
 # window counts WHAT as given, and in perf record one window-close mark
 # for each window-open.
 fork_windows() {
-  local name=$1 spec=$2 what opens closes
+  local name=$1 spec=$2 opens closes
   local -a want=()
 
   shift 2
@@ -172,10 +167,7 @@ fork_windows() {
     err=1
     return
   fi
-  for what in "${want[@]}"; do
-    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
-      "${what#*=}" "${what#*=}" || err=1
-  done
+  pw_window_stats "${name}" "${out}" "${want[@]}" || err=1
   opens=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-open' || true)
   closes=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-close' || true)
   pw_in_range "${name}: window-open marks" "${opens}" "${rounds}" $((2 * rounds)) || err=1
@@ -215,10 +207,8 @@ if perf stat -x, -o "${out}" -e "${gp}" --bpf-pause="${pw_uprobes}" -- \
     perf test -w pause_window "${rounds}" 0 0 forkjmp; then
   pw_in_range "${name}: getpid() calls in windows" \
     "$(pw_value "${out}" syscalls:sys_enter_getpid)" $((2 * rounds)) $((2 * rounds)) || err=1
-  for what in windows=$((2 * rounds)) closes=$((2 * rounds)) unwound=0 open=0; do
-    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${out}" "${what%=*}")" \
-      "${what#*=}" "${what#*=}" || err=1
-  done
+  pw_window_stats "${name}" "${out}" windows=$((2 * rounds)) closes=$((2 * rounds)) \
+    unwound=0 open=0 || err=1
 else
   echo "FAIL: ${name}: perf stat"
   err=1

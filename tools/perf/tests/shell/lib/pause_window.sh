@@ -85,3 +85,16 @@ pw_in_range() {
   fi
   echo "ok: $1 = $2 (want [$3, $4])"
 }
+
+# pw_window_stats NAME FILE WHAT=N...: each --bpf-pause count WHAT
+# (pw_window_stat) in FILE is exactly N.
+pw_window_stats() {
+  local name=$1 file=$2 what ret=0
+
+  shift 2
+  for what in "$@"; do
+    pw_in_range "${name}: ${what%=*}" "$(pw_window_stat "${file}" "${what%=*}")" \
+      "${what#*=}" "${what#*=}" || ret=1
+  done
+  return "${ret}"
+}
