@@ -17,7 +17,6 @@
 #include <linux/err.h>
 #include <linux/kernel.h>
 #include <linux/perf_event.h>
-#include <linux/zalloc.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>

@@ -24,7 +24,8 @@
  * that long after, at the thread's next trigger hit or context switch;
  * ns, us, ms or s, ns if none).
  *
- * No perf dependencies: tools/perf and the host unit test build this file.
+ * No perf dependencies, so that its test (tests/bpf_pause_spec.c) needs
+ * nothing else of perf.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -45,7 +46,6 @@ struct pred_parser {
 	const struct bpf_pause_spec	*spec;
 	const struct bpf_pause_pred_env	*env;
 	struct pause_pred		*pred;
-	const char			*s;	/* the filter text, NUL-terminated */
 	const char			*pos;
 	char				*err;
 	size_t				errlen;
@@ -409,7 +409,6 @@ static int or_expr(struct pred_parser *p)
 
 static int parse_filter(struct pred_parser *p, const char *text)
 {
-	p->s = text;
 	p->pos = text;
 	if (or_expr(p))
 		return -1;
@@ -527,7 +526,6 @@ int bpf_pause_pred__compile(struct pause_pred *pred, const struct bpf_pause_spec
 		}
 		next = *c ? c + 1 : NULL;
 		*c = '\0';
-		p.s = part;
 		p.pos = part;
 		skip_space(&p);
 		if (!*p.pos) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Parse --bpf-pause SPECs and --switch-on/--switch-off EVENTs into typed
- * triggers.  No perf dependencies: tools/perf and the host unit test and
- * fuzzer build this same file.
+ * triggers.  No perf dependencies, so that its test
+ * (tests/bpf_pause_spec.c) needs nothing else of perf.
  */
 #include <errno.h>
 #include <limits.h>

@@ -40,9 +40,7 @@
  *    open file, until it is done.  A session that gets the lock exclusive
  *    knows no other is alive, so the perf_pause_ groups it finds are stale
  *    (perf and janitor both killed) and it removes them; it never judges by
- *    pid, which another namespace or a recycled pid makes wrong.  (A perf
- *    from before the lock does not take it: a group of one that is not in
- *    use yet can go.)
+ *    pid, which another namespace or a recycled pid makes wrong.
  *
  * A group goes with one "-:GROUP/" (Linux 6.0 and later, as the kfunc
  * needs anyway), which stops at the first event still in use.
@@ -186,9 +184,13 @@ struct bpf_pause_uprobes *bpf_pause_uprobes__new(bool inherit)
 	return up;
 }
 
-/* Keep only *@a and *@b, as 3 and 4; 0, 1 and 2 go to /dev/null. */
+/*
+ * Keep only *@a and *@b, as 3 and 4; 0, 1 and 2 go to /dev/null.  Either
+ * may be 0, 1 or 2 (perf run with those closed): copied above 4 first.
+ */
 static void janitor_close_others(int *a, int *b)
 {
+	int fa = fcntl(*a, F_DUPFD, 5), fb = fcntl(*b, F_DUPFD, 5);
 	int null = open("/dev/null", O_RDWR);
 
 	if (null >= 0) {
@@ -196,12 +198,8 @@ static void janitor_close_others(int *a, int *b)
 		dup2(null, 1);
 		dup2(null, 2);
 	}
-	if (*b == 3)
-		*b = dup(*b);
-	if (*a != 3)
-		*a = dup2(*a, 3);
-	if (*b != 4)
-		*b = dup2(*b, 4);
+	*a = fa < 0 ? -1 : dup2(fa, 3);
+	*b = fb < 0 ? -1 : dup2(fb, 4);
 #ifdef __GLIBC__
 #if __GLIBC_PREREQ(2, 34)
 	if (!close_range(5, ~0U, 0))

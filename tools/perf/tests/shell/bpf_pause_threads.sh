@@ -146,8 +146,9 @@ fi
 
 # fork_windows NAME SPEC WHAT=N... [-- PERF-ARGS...]: 'perf test -w
 # pause_window ROUNDS 0 0 fork' under --bpf-pause=SPEC: perf stat's
-# window counts WHAT as given, and in perf record one window-close mark
-# for each window-open.
+# window counts WHAT as given, no getpid() call inside a window (the
+# child's, after it returned through the frame, is outside), and in
+# perf record one window-close mark for each window-open.
 fork_windows() {
   local name=$1 spec=$2 opens closes
   local -a want=()
@@ -159,8 +160,8 @@ fork_windows() {
   done
   [ $# -gt 0 ] && shift
   echo "--- ${name}"
-  if ! perf stat -x, -o "${out}" -e "${ev}" --bpf-pause="${spec}" "$@" -- \
-      perf test -w pause_window "${rounds}" 0 0 fork ||
+  if ! perf stat -x, -o "${out}" -e "${ev}" -e syscalls:sys_enter_getpid/action=start-paused/ \
+      --bpf-pause="${spec}" "$@" -- perf test -w pause_window "${rounds}" 0 0 fork ||
      ! perf record -q -o "${data}" -e "${ev}" --bpf-pause="${spec}" "$@" -- \
       perf test -w pause_window "${rounds}" 0 0 fork; then
     echo "FAIL: ${name}: perf stat or perf record"
@@ -168,6 +169,8 @@ fork_windows() {
     return
   fi
   pw_window_stats "${name}" "${out}" "${want[@]}" || err=1
+  pw_in_range "${name}: getpid() calls in windows" \
+    "$(pw_value "${out}" syscalls:sys_enter_getpid)" 0 0 || err=1
   opens=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-open' || true)
   closes=$(perf script -i "${data}" -F event 2>/dev/null | grep -c '^ *window-close' || true)
   pw_in_range "${name}: window-open marks" "${opens}" "${rounds}" $((2 * rounds)) || err=1

@@ -72,7 +72,8 @@ pw_windows() {
 }
 
 # pw_window_stat FILE WHAT: --bpf-pause's count of WHAT (windows, closes,
-# nested, unbalanced, dropped, open, untracked, missed, unwound) from 'perf stat -x,'.
+# nested, unbalanced, dropped, expired, filtered, open, untracked, missed,
+# unwound) from 'perf stat -x,'.
 pw_window_stat() {
   awk -F, -v ev="bpf-pause-$2" '$3 == ev { print $1; exit }' "$1"
 }
