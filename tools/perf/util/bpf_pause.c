@@ -499,14 +499,14 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 	const char *opt = bpf_pause__option(bp);
 	struct pause_window_bpf *skel;
 
+	if (range > MAX_RANGE) {
+		pr_err("--%s: a window would act on %llu events, more than %u: use fewer events, CPUs or threads\n",
+		       opt, (unsigned long long)range, MAX_RANGE);
+		return -1;
+	}
 	if (nr_slots > MAX_SLOTS) {
 		pr_err("--%s: %d CPUs x %d threads x %d events is more than %u: use fewer events, CPUs or threads\n",
 		       opt, nr_cpus, nr_threads, nr_leaders, MAX_SLOTS);
-		return -1;
-	}
-	if (range > MAX_RANGE) {
-		pr_err("--%s: %d CPUs x %d events is more than %u: use fewer events or CPUs\n",
-		       opt, nr_cpus, nr_leaders, MAX_RANGE);
 		return -1;
 	}
 

@@ -15,14 +15,12 @@ static void set_option(struct bpf_pause *bp, const struct option *opt, int first
 		bp->option = opt->long_name;
 }
 
-static int add_switch(const struct option *opt, const char *str, int unset, bool on)
+static int add_switch(const struct option *opt, const char *str, bool on)
 {
 	struct bpf_pause *bp = opt->value;
 	int first = bp->specs.nr;
 	char err[256];
 
-	if (unset)
-		return 0;
 	if (bpf_pause_specs__add_switch(&bp->specs, str, on, err, sizeof(err))) {
 		pr_err("--%s: %s\n", opt->long_name, err);
 		return -1;
@@ -59,14 +57,16 @@ int bpf_pause__parse_spec(const struct option *opt, const char *str, int unset)
 	return 0;
 }
 
-int bpf_pause__parse_switch_on(const struct option *opt, const char *str, int unset)
+int bpf_pause__parse_switch_on(const struct option *opt, const char *str,
+			       int unset __maybe_unused)
 {
-	return add_switch(opt, str, unset, true);
+	return add_switch(opt, str, true);
 }
 
-int bpf_pause__parse_switch_off(const struct option *opt, const char *str, int unset)
+int bpf_pause__parse_switch_off(const struct option *opt, const char *str,
+			       int unset __maybe_unused)
 {
-	return add_switch(opt, str, unset, false);
+	return add_switch(opt, str, false);
 }
 
 int bpf_pause__parse_obj(const struct option *opt, const char *str, int unset)

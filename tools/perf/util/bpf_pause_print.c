@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What perf stat and perf record say of the windows of --bpf-pause,
- * --switch-on and --switch-off, in perf stat's own layouts:
+ * --switch-on and --switch-off: perf record one line after its summary
+ * ("[ perf record: 8 windows opened, 8 closed by --bpf-pause ]"), perf
+ * stat in its own layouts:
  *
  *   plain    "      8      windows opened by --bpf-pause (8 closed, ...)"
  *   -x SEP   one line a count, bpf-pause-NAME, in perf stat's counter

@@ -2,7 +2,7 @@
 /*
  * Trigger specs for --bpf-pause, --switch-on and --switch-off: the probe
  * that opens or closes a window of the session's events.  Plain C with no
- * perf dependencies, so the parser is unit-tested and fuzzed on the host.
+ * perf dependencies, so the parser is unit-tested on its own.
  */
 #ifndef PERF_UTIL_BPF_PAUSE_SPEC_H
 #define PERF_UTIL_BPF_PAUSE_SPEC_H

@@ -184,19 +184,27 @@ struct bpf_pause_uprobes *bpf_pause_uprobes__new(bool inherit)
 	return up;
 }
 
+/* @fd, or a copy of it above 4 if it is one of 0-4. */
+static int above_4(int fd)
+{
+	return fd < 5 ? fcntl(fd, F_DUPFD, 5) : fd;
+}
+
 /*
- * Keep only *@a and *@b, as 3 and 4; 0, 1 and 2 go to /dev/null.  Either
- * may be 0, 1 or 2 (perf run with those closed): copied above 4 first.
+ * Keep only *@a and *@b, as 3 and 4; 0, 1 and 2 go to /dev/null, or are
+ * closed without it.  Either may be 0-4 (perf run with 0, 1 or 2 closed):
+ * copied above 4 first.
  */
 static void janitor_close_others(int *a, int *b)
 {
-	int fa = fcntl(*a, F_DUPFD, 5), fb = fcntl(*b, F_DUPFD, 5);
+	int fa = above_4(*a), fb = above_4(*b);
 	int null = open("/dev/null", O_RDWR);
 
-	if (null >= 0) {
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
+	for (int fd = 0; fd < 3; fd++) {
+		if (null >= 0)
+			dup2(null, fd);
+		else
+			close(fd);
 	}
 	*a = fa < 0 ? -1 : dup2(fa, 3);
 	*b = fb < 0 ? -1 : dup2(fb, 4);
