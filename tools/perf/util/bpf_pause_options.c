@@ -64,7 +64,7 @@ int bpf_pause__parse_switch_on(const struct option *opt, const char *str,
 }
 
 int bpf_pause__parse_switch_off(const struct option *opt, const char *str,
-			       int unset __maybe_unused)
+				int unset __maybe_unused)
 {
 	return add_switch(opt, str, false);
 }
