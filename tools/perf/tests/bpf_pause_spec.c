@@ -452,7 +452,7 @@ static void test_preds(void)
 		{ "tp:resume:a:b{max=-1}", { "bad max '-1'" } },
 		{ "tp:resume:a:b{every=x1}", { "bad every 'x1'" } },
 		{ "tp:resume:a:b{every=\"2\"}", { "not a string" } },
-		{ "tp:resume:a:b{max=1 2}", { "bad max" } },
+		{ "tp:resume:a:b{max=1 2}", { "bad max '1 2'" } },
 		{ "tp:resume:a:b{timeout=5m}", { "bad timeout '5m'" } },
 		{ "tp:resume:a:b{timeout=0}", { "bad timeout '0'" } },
 		{ "tp:resume:a:b{often=2}", { "unknown setting 'often'" } },

@@ -483,8 +483,13 @@ static int parse_setting(struct pred_parser *p, const char *part)
 	if (quoted)
 		return pred_err(p, "bad %s \"%s\" (not a string)", name, value);
 	skip_space(p);
-	if (*p->pos || !*value)
-		return pred_err(p, "bad %s '%s%s'", name, value, p->pos);
+	if (*p->pos || !*value) {
+		const char *typed = eq + 1;
+
+		while (isspace((unsigned char)*typed))
+			typed++;
+		return pred_err(p, "bad %s '%s'", name, typed);
+	}
 	if (!strcmp(name, "timeout"))
 		return parse_duration(p, value, &p->pred->timeout_ns);
 	if (!isdigit((unsigned char)value[0]) || parse_number(p, value, &v) || !v ||
