@@ -481,7 +481,8 @@ static const char * const pw_modes[] = {
 	[PW_PLAIN] = "plain", [PW_MIGRATE] = "migrate", [PW_NESTED] = "nested",
 	[PW_THREADS] = "threads", [PW_EXIT] = "exit", [PW_UNBALANCED] = "unbalanced",
 	[PW_LONGJMP] = "longjmp", [PW_FORKJMP] = "forkjmp", [PW_ALTERNATE] = "alternate",
-	[PW_SPAWN] = "spawn", [PW_INTERLEAVE] = "interleave", [PW_FORK] = "fork", [PW_CHAIN] = "chain",
+	[PW_SPAWN] = "spawn", [PW_INTERLEAVE] = "interleave", [PW_FORK] = "fork",
+	[PW_CHAIN] = "chain",
 };
 
 static int pause_window(int argc, const char **argv)
