@@ -146,6 +146,19 @@ start "${stat_cmd[@]}" -- sleep 60 && stop_with "perf stat, SIGKILL" KILL
 echo "--- perf record, SIGSEGV"
 start perf record -q -o "${data}" -e "${ev}" --bpf-pause="${pw_uprobes}" -- sleep 60 &&
   stop_with "perf record, SIGSEGV" SEGV
+# perf run with 0, 1 and 2 closed: uprobe_events may be one of them, which
+# the janitor must keep when it points 0-2 at /dev/null.
+name="perf stat with 0, 1 and 2 closed, SIGKILL"
+echo "--- ${name}"
+"${stat_cmd[@]}" -- sleep 60 <&- >&- 2>&- &
+pid=$!
+pids="${pids} ${pid}"
+if wait_for yes 60 started "${pid}" && [ -n "$(groups_of "${pid}")" ]; then
+  stop_with "${name}" KILL
+else
+  echo "FAIL: ${name}: no trace event of perf ${pid} in ${events}"
+  err=1
+fi
 
 # kill_with_janitor: perf and its janitor SIGKILLed: its group (in ${dead})
 # stays.
