@@ -33,7 +33,6 @@ static inline int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid,
 	return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
 }
 
-/* The number in file @path (a sysfs or debugfs value), or -1. */
 #ifndef PERF_EVENT_IOC_SHARE_PAUSE
 #define PERF_EVENT_IOC_SHARE_PAUSE	_IO('$', 12)
 #endif
@@ -48,6 +47,7 @@ static inline int pin_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* The number in file @path (a sysfs or debugfs value), or -1. */
 static inline long read_long(const char *path)
 {
 	char buf[32];
