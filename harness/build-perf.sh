@@ -52,10 +52,10 @@ if [ "${KARCH:-x86_64}" = arm64 ]; then
 	fi
 else
 	opts=$("$obj/perf" version --build-options)
-	# At a commit of the series before bpf_pause (make bisect-check),
-	# perf has no such feature to ask about.
+	# At a commit of the series before perf check knows bpf_pause (make
+	# bisect-check), perf has no such feature to ask about.
 	pause=yes
-	[ -f "$tree/tools/perf/util/bpf_skel/pause_window.bpf.c" ] || pause=no
+	grep -q '"bpf_pause"' "$tree/tools/perf/builtin-check.c" || pause=no
 	if ! grep -Eq "bpf_skeletons: +\\[ $skel" <<<"$opts" ||
 	   { [ $pause = yes ] && ! grep -Eq "bpf_pause: +\\[ $skel" <<<"$opts"; }; then
 		echo "build-perf: perf's BPF skeletons or bpf_pause are not $skel; see $obj/build.log" >&2

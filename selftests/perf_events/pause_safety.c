@@ -6,8 +6,8 @@
  *  - triggers on timer:hrtimer_start and timer:hrtimer_cancel, which fire
  *    under this CPU's hrtimer base lock, pausing and resuming cpu-clock and
  *    task-clock sampling events (whose hrtimer needs that lock): must not
- *    deadlock.  A regression hangs the CPU, so make check runs this binary
- *    in a guest of its own under a timeout;
+ *    deadlock.  A regression hangs the CPU: run this binary apart, under a
+ *    timeout;
  *  - PMUs that cannot pause refuse start_paused and trigger groups with
  *    EOPNOTSUPP instead of counting wrongly (msr's free-running TSC, the
  *    test PMU's free-running counter);

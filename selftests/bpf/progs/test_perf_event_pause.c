@@ -41,6 +41,7 @@ int last_ret;
 int nr_calls;
 int nr_errors;
 int nr_enoent;		/* stress: slots emptied under the windows */
+bool allow_empty;	/* stress: slots may be emptied under the windows */
 int nr_nested;		/* stress: calls from inside the pause path */
 int nr_eagain;		/* current's context was being switched */
 int last_err;		/* the last error other than those */
@@ -89,7 +90,7 @@ static int window(bool pause)
 		ret = bpf_perf_event_pause(&events, slot, pause);
 	last_ret = ret;
 	__sync_fetch_and_add(&nr_calls, 1);
-	if (ret == -ENOENT) {
+	if (ret == -ENOENT && allow_empty) {
 		__sync_fetch_and_add(&nr_enoent, 1);
 	} else if (ret == -EAGAIN) {
 		__sync_fetch_and_add(&nr_eagain, 1);

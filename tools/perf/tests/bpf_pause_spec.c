@@ -3,8 +3,7 @@
  * The --bpf-pause/--switch-on spec parser (util/bpf_pause_spec.c): a
  * table of good specs with what they must parse to, and bad ones with the
  * words their one-line error must contain.  The parser needs no kernel
- * support, so this runs anywhere; the project's harness also builds it
- * on its own under ASan/UBSan, with a tests.h of its own.
+ * support, so this runs anywhere.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -547,6 +547,10 @@ static int load_skel(struct bpf_pause *bp, struct evlist *evlist, struct target 
 				  bp->obj && bpf_pause_obj__uses_tracepoints(bp->obj));
 	bpf_program__set_autoload(skel->progs.pause_obj_tp_close,
 				  bp->obj && bpf_pause_obj__uses_tracepoints(bp->obj));
+	bpf_map__set_autocreate(skel->maps.perf_pause_ops,
+				bp->obj && bpf_pause_obj__uses_probes(bp->obj));
+	bpf_map__set_autocreate(skel->maps.perf_pause_tp_ops,
+				bp->obj && bpf_pause_obj__uses_tracepoints(bp->obj));
 	if (bpf_pause__compile_preds(bp, skel))
 		return -1;
 	bpf_program__set_autoload(skel->progs.pause_expire_switch, skel->rodata->has_timeouts);
