@@ -46,9 +46,9 @@ struct bpf_pause_specs {
 
 /*
  * Append the comma-separated SPECs of @str, each one of
- *   kprobe:ACTION:FUNC          kretprobe:ACTION:FUNC
- *   uprobe:ACTION:EXE:FUNC      uretprobe:ACTION:EXE:FUNC
- *   tp:ACTION:CATEGORY:NAME     tracepoint:ACTION:CATEGORY:NAME
+ *   kprobe:ACTION:FUNC[+OFFSET]         kretprobe:ACTION:FUNC
+ *   uprobe:ACTION:EXE:FUNC[+OFFSET]     uretprobe:ACTION:EXE:FUNC
+ *   tp:ACTION:CATEGORY:NAME             tracepoint:ACTION:CATEGORY:NAME
  *   sdt:ACTION:EXE:PROVIDER:NAME (usdt: the same)
  * ACTION pause or resume (p and r, deprecated, set short_action),
  * each optionally followed by {PREDICATE} (see bpf_pause_pred.h), where
