@@ -36,7 +36,7 @@ static void test_hrtimer_tracepoints(struct test_perf_event_pause *skel)
 		goto out;
 	skel->bss->nr_calls = 0;
 	skel->bss->nr_errors = 0;
-	skel->bss->last_err = 0;	/* the errno subtests leave theirs */
+	skel->bss->last_err = 0;
 
 	l1 = bpf_program__attach(skel->progs.hrtimer_start_open);
 	l2 = bpf_program__attach(skel->progs.hrtimer_cancel_close);
@@ -96,6 +96,8 @@ static void *stress_churn(void *arg)
 	int nr_cpus = libbpf_num_possible_cpus();
 	int fds[64] = {}, round = 0;
 
+	if (nr_cpus > (int)ARRAY_SIZE(fds))
+		nr_cpus = ARRAY_SIZE(fds);	/* churn the first 64 CPUs' slots */
 	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		int cpu = round % nr_cpus, fd;
 		struct perf_event_attr attr = {
@@ -171,11 +173,11 @@ static void test_stress(struct test_perf_event_pause *skel)
 		fprintf(stderr, "# %d calls, %d on emptied slots, %d from inside the pause path\n",
 			skel->bss->nr_calls, skel->bss->nr_enoent, skel->bss->nr_nested);
 out:
-	skel->bss->nested = false;
-	skel->bss->allow_empty = false;
 	bpf_link__destroy(l3);
 	bpf_link__destroy(l2);
 	bpf_link__destroy(l1);
+	skel->bss->nested = false;
+	skel->bss->allow_empty = false;
 }
 
 #define STORM_WINDOWS_PER_THREAD	(1000 * 1000)
@@ -201,6 +203,8 @@ static void *storm_churn(void *arg)
 	int hw = pmu_type("pause_test_hw"), aux = pmu_type("pause_test_aux");
 	int fds[64] = {}, round = 0;
 
+	if (nr_cpus > (int)ARRAY_SIZE(fds))
+		nr_cpus = ARRAY_SIZE(fds);	/* churn the first 64 CPUs' slots */
 	while (!__atomic_load_n(&stress_stop, __ATOMIC_RELAXED)) {
 		int cpu = round % nr_cpus, kind = round / nr_cpus % 4, fd;
 		struct perf_event_attr attr = {
@@ -354,10 +358,10 @@ static void test_hrtimer_storm(struct test_perf_event_pause *skel)
 	       __func__, skel->bss->nr_calls, skel->bss->nr_enoent,
 	       skel->bss->nr_eagain, skel->bss->nr_refused);
 out:
-	skel->bss->allow_refused = false;
-	skel->bss->allow_empty = false;
 	for (int i = 0; i < 4; i++)
 		bpf_link__destroy(links[i]);
+	skel->bss->allow_refused = false;
+	skel->bss->allow_empty = false;
 }
 
 void test_perf_event_pause_stress(void)

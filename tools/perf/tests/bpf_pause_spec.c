@@ -107,6 +107,7 @@ static const struct bad bad[] = {
 	{ "kprobe:pause:f+0x10x", { "bad offset '0x10x'" } },
 	{ "kprobe:pause:+16", { "missing FUNC" } },
 	{ "kretprobe:pause:f+4", { "a return probe takes no +OFFSET" } },
+	{ "kretprobe:pause:f+0", { "a return probe takes no +OFFSET" } },
 	{ "uretprobe:pause:/bin/x:f+0x4", { "a return probe takes no +OFFSET" } },
 	{ "uprobe:pause:/bin/x:f+1+2", { "bad offset '1+2'" } },
 	{ "tp:resume:a:b{ret == 1", { "'{' without '}'" } },

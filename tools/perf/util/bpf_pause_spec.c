@@ -255,14 +255,15 @@ static int spec__set_operands(struct bpf_pause_spec *spec, const char *text,
 			set_err(err, errlen, "'%s': missing %s (%s)", text, what, usage);
 			return -1;
 		}
-		if (!strcmp(what, "FUNC") && split_offset(op[i], &spec->offset, text, err, errlen))
-			return -1;
-		if (spec->offset && (spec->probe == BPF_PAUSE_PROBE__KRETPROBE ||
-				     spec->probe == BPF_PAUSE_PROBE__URETPROBE)) {
+		if (!strcmp(what, "FUNC") && strchr(op[i], '+') &&
+		    (spec->probe == BPF_PAUSE_PROBE__KRETPROBE ||
+		     spec->probe == BPF_PAUSE_PROBE__URETPROBE)) {
 			set_err(err, errlen, "'%s': a return probe takes no +OFFSET (it fires as FUNC returns)",
 				text);
 			return -1;
 		}
+		if (!strcmp(what, "FUNC") && split_offset(op[i], &spec->offset, text, err, errlen))
+			return -1;
 		if (!*op[i]) {
 			set_err(err, errlen, "'%s': missing %s (%s)", text, what, usage);
 			return -1;

@@ -4,9 +4,10 @@
  * --bpf-pause-obj=FILE.bpf.o: open and close the current thread's window
  * of the session's events from the object's own programs.
  *
- * perf loads the object after its own trigger program, hands it the two
- * program arrays declared here (by name: declare them only through this
- * header) and attaches each of the object's programs by its SEC() name.
+ * perf loads the object after its own trigger program, hands it the
+ * program arrays declared here that its programs call (by name: declare
+ * them only through this header; the other is not created) and attaches
+ * each of the object's programs by its SEC() name.
  * perf_pause_open() and perf_pause_close() tail-call perf's programs,
  * which do what a --bpf-pause trigger does: windows nest per thread, a
  * close with none open is ignored and counted, children inherit their

@@ -3,8 +3,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Each round of 'perf test -w pause_window' faults PW_PAGES pages and
-# sleeps PW_SLEEPS times inside its window, and as much again outside:
-# every way of opening the windows must count exactly the inside.
+# sleeps PW_SLEEPS times inside its window, and faults as many pages and
+# sleeps once outside: every way of opening the windows must count
+# exactly the inside.
 
 # pw_* come from lib/pause_window.sh, which the build's shellcheck does
 # not follow.
