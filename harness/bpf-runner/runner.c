@@ -15,8 +15,12 @@
 #define XSTR(x)	STR(x)
 #define FN(t)	test_ ## t
 #define XFN(t)	FN(t)
+#define SFN(t)	serial_test_ ## t
+#define XSFN(t)	SFN(t)
 
-void XFN(TEST)(void);
+/* test_progs runs serial_test_NAME() alone, test_NAME() beside others. */
+void XFN(TEST)(void) __attribute__((weak));
+void XSFN(TEST)(void) __attribute__((weak));
 
 struct test_env env;
 
@@ -84,7 +88,10 @@ int main(int argc, char **argv)
 	}
 	libbpf_set_print(print_libbpf);
 	printf("TAP version 13\n");
-	XFN(TEST)();
+	if (XFN(TEST))
+		XFN(TEST)();
+	else
+		XSFN(TEST)();
 	if (has_subtests) {
 		end_subtest();
 	} else {

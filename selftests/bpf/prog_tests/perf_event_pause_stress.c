@@ -364,7 +364,8 @@ out:
 	skel->bss->allow_empty = false;
 }
 
-void test_perf_event_pause_stress(void)
+/* Run alone (serial_test_): the stress and the storm load every CPU. */
+void serial_test_perf_event_pause_stress(void)
 {
 	struct test_perf_event_pause *skel = perf_event_pause_skel();
 
