@@ -53,6 +53,8 @@ struct bpf_pause_specs {
  * ACTION pause or resume (p and r, deprecated, set short_action),
  * each optionally followed by {PREDICATE} (see bpf_pause_pred.h), where
  * commas do not separate specs.
+ * A uprobe's FUNC may also be an offset in EXE's file (0x1c40), as
+ * uprobe_events shows places.
  * Returns 0, or -1 with one line naming the spec and the token in @err.
  * On error @specs is left as it was.
  */
@@ -62,7 +64,8 @@ int bpf_pause_specs__parse(struct bpf_pause_specs *specs, const char *str,
 /*
  * Append the trigger of --switch-on=EVENT (@on: resume) or --switch-off
  * (pause).  EVENT is CATEGORY:NAME (a tracepoint, probe:NAME included),
- * kprobe:FUNC, kretprobe:FUNC, uprobe:EXE:FUNC or uretprobe:EXE:FUNC.
+ * kprobe:FUNC[+OFFSET], kretprobe:FUNC, uprobe:EXE:FUNC[+OFFSET],
+ * uretprobe:EXE:FUNC or sdt:EXE:PROVIDER:NAME.
  */
 int bpf_pause_specs__add_switch(struct bpf_pause_specs *specs, const char *event,
 				bool on, char *err, size_t errlen);
