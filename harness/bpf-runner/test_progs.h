@@ -22,10 +22,11 @@
 
 #ifndef noinline
 #define noinline __attribute__((noinline))
+#endif
+
 /* test_progs has it through bpf_util.h. */
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#endif
 #endif
 
 enum verbosity { VERBOSE_NONE, VERBOSE_NORMAL, VERBOSE_VERY, VERBOSE_SUPER };
