@@ -172,17 +172,14 @@ static void check_pmu(const struct perf_pmu *pmu)
 		printf("  %-24s not probed (%s)\n", pmu->name, strerror(-ret));
 }
 
-/*
- * The kernel's PMUs: not perf's own (tool, hwmon, DRM), nor the core PMU
- * it makes up where sysfs has none.
- */
+/* The kernel's PMUs, less the core PMU perf makes up where sysfs has none. */
 static void check_pmus(void)
 {
 	struct perf_pmu *pmu = NULL;
 
 	printf("PMUs (an event of each, opened with start_paused):\n");
-	while ((pmu = perf_pmus__scan(pmu)) != NULL) {
-		if (perf_pmu__kind(pmu) == PERF_PMU_KIND_PE && perf_pmu__file_exists(pmu, "type"))
+	while ((pmu = perf_pmus__scan_pe(pmu)) != NULL) {
+		if (perf_pmu__file_exists(pmu, "type"))
 			check_pmu(pmu);
 	}
 }

@@ -59,6 +59,72 @@ ev=page-faults/action=start-paused/,context-switches/action=start-paused/
 # The first uprobe hit of a process maps the uprobe XOL page: one fault.
 check "uprobe/uretprobe" 1 yes -e "${ev}" --bpf-pause="${pw_uprobes}"
 check "tracepoints" 0 yes -e "${ev}" --bpf-pause="${pw_tps}"
+# attached -p|-t: perf stat -p or -t on a workload that waits, stopped,
+# until perf has its triggers in place (perf's answer to a ping on
+# --control), so that every window of it is in the session's.
+attached() {
+  local opt=$1 pid perf_pid reply="" i
+
+  echo "--- ${opt}, tracepoints"
+  rm -f "${out}.ctl" "${out}.ack"
+  mkfifo "${out}.ctl" "${out}.ack"
+  # shellcheck disable=SC2016
+  bash -c 'kill -STOP $$; exec perf test -w pause_window "$1"' - "${rounds}" &
+  pid=$!
+  for ((i = 0; i < 100; i++)); do
+    [ "$(awk '{ print $3 }' "/proc/${pid}/stat" 2>/dev/null)" = T ] && break
+    sleep 0.1
+  done
+  perf stat -x, -o "${out}" "${opt}" "${pid}" -e "${ev}" --bpf-pause="${pw_tps}" \
+    --control="fifo:${out}.ctl,${out}.ack" &
+  perf_pid=$!
+  # Ours open read-write, so that neither blocks if perf failed to start.
+  exec 8<>"${out}.ctl" 9<>"${out}.ack"
+  echo ping >&8
+  read -r -t 120 reply <&9 || true
+  exec 8>&- 9>&-
+  kill -CONT "${pid}"
+  if [ "${reply}" != ack ] || ! wait "${perf_pid}"; then
+    echo "FAIL: ${opt}: perf stat ${opt} failed (reply to ping: '${reply}')"
+    kill "${perf_pid}" 2>/dev/null || true
+    wait "${pid}" || true
+    err=1
+    return
+  fi
+  wait "${pid}" || err=1
+  pw_in_range "${opt}: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
+  pw_in_range "${opt}: context-switches" "$(pw_value "${out}" context-switches)" \
+    "${cs}" $((cs + rounds)) || err=1
+  pw_in_range "${opt}: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
+}
+attached -p
+attached -t
+rm -f "${out}.ctl" "${out}.ack"
+# The window counts: a line after perf stat's counters, and one in perf
+# record's summary.  (Another process's getppid() may open a window the
+# program ignores, and says so.)
+echo "--- the window counts perf stat and perf record print"
+ignored="(, [0-9]+ opens by threads outside the session ignored)?"
+want="${rounds} windows opened, ${rounds} closed"
+line="^ +${rounds} +windows opened by --bpf-pause \(${rounds} closed${ignored}\)$"
+if perf stat -o "${out}" -e "${ev}" --bpf-pause="${pw_tps}" -- \
+     perf test -w pause_window "${rounds}" && grep -Eq "${line}" "${out}"; then
+  echo "ok: perf stat: ${want}"
+else
+  echo "FAIL: perf stat: no line '${rounds} windows opened by --bpf-pause (${rounds} closed)'"
+  cat "${out}"
+  err=1
+fi
+line="^\[ perf record: ${want} by --bpf-pause${ignored} \]$"
+if perf record -o "${out}.data" -e "${ev}" --bpf-pause="${pw_tps}" -- \
+     perf test -w pause_window "${rounds}" 2>"${out}" && grep -Eq "${line}" "${out}"; then
+  echo "ok: perf record: ${want}"
+else
+  echo "FAIL: perf record: no '[ perf record: ${want} by --bpf-pause ]'"
+  cat "${out}"
+  err=1
+fi
+rm -f "${out}.data"
 check "kprobe/kretprobe" 0 yes -e "${ev}" --bpf-pause="${pw_kprobes}"
 check "--bpf-aux-pause alias" 0 yes -e "${ev}" --bpf-aux-pause="${pw_tps}"
 check "tracepoints, no inherit" 0 yes -i -e "${ev}" --bpf-pause="${pw_tps}"
