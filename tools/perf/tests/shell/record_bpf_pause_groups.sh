@@ -19,9 +19,7 @@ set -e
 pw_skip_without_attr_bits "perf record windows, groups on each CPU"
 pw_skip_without_kfunc "perf record windows, groups on each CPU"
 
-rounds=8
-pf=$((rounds * PW_PAGES))
-cs=$((rounds * PW_SLEEPS))
+pw_rounds 8
 err=0
 data=$(mktemp /tmp/__perf_test.data.XXXXX)
 log=$(mktemp /tmp/__perf_test.log.XXXXX)

@@ -19,9 +19,7 @@ set -e
 pw_skip_without_attr_bits "perf stat windows"
 pw_skip_without_kfunc "perf stat windows"
 
-rounds=8
-pf=$((rounds * PW_PAGES))
-cs=$((rounds * PW_SLEEPS))
+pw_rounds 8
 err=0
 out=$(mktemp /tmp/__perf_test.stat.XXXXX)
 

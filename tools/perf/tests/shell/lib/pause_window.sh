@@ -7,6 +7,13 @@
 
 PW_PAGES=32	# page faults in each window
 PW_SLEEPS=4	# sleeps, so context switches, in each window
+# pw_rounds N: the workload runs N rounds; pf and cs are the page faults
+# and the context switches its windows hold.
+pw_rounds() {
+  rounds=$1
+  pf=$((rounds * PW_PAGES))
+  cs=$((rounds * PW_SLEEPS))
+}
 pw_perf=$(command -v perf)	# the perf under test; also the uprobe EXE
 pw_uprobes="uprobe:resume:${pw_perf}:pause_window_inside"
 pw_uprobes+=",uretprobe:pause:${pw_perf}:pause_window_inside"
