@@ -2,10 +2,12 @@
 # perf record windows: a group's instances on every CPU
 # SPDX-License-Identifier: GPL-2.0
 #
-# perf record opens each group once per CPU.  A --bpf-pause window acts
-# on the first CPU's instance of each group, and the kernel applies it to
-# the instances of every CPU the thread runs on: each page fault inside a
-# window is a sample (-c 1), wherever the workload runs, and none outside.
+# perf record opens each group once per CPU, and the kernel shares a
+# thread's window between a group's instances.  A --bpf-pause window acts
+# on the first CPU's instance of each group only: one kfunc call per
+# group at each open and close, whatever the number of CPUs, and each
+# page fault inside a window is a sample (-c 1), wherever the workload
+# runs, and none outside.
 
 # pw_* come from lib/pause_window.sh, which the build's shellcheck does
 # not follow.
@@ -25,7 +27,8 @@ data=$(mktemp /tmp/__perf_test.data.XXXXX)
 log=$(mktemp /tmp/__perf_test.log.XXXXX)
 
 cleanup() {
-  rm -f "${data}" "${data}.old" "${log}"
+  rm -f "${data}" "${data}.old" "${log}" "${log}.stat"
+  perf probe -q -d 'pw_groups:*' 2>/dev/null || true
   trap - EXIT TERM INT
 }
 trap 'cleanup; exit 1' TERM INT
@@ -43,13 +46,18 @@ check() {
 
   shift
   echo "--- ${name}"
-  if ! perf record -q -o "${data}" -c 1 \
+  if ! perf record -o "${data}" -c 1 \
       -e '{page-faults,context-switches}/action=start-paused/' \
       --bpf-pause="${pw_tps}" -- "$@" perf test -w pause_window "${rounds}" 2>"${log}"; then
     echo "FAIL: ${name}: perf record failed"
     cat "${log}"
     err=1
     return
+  fi
+  if grep -q "not shared between CPUs\|cannot share" "${log}"; then
+    echo "FAIL: ${name}: perf record did not share the windows between CPUs"
+    cat "${log}"
+    err=1
   fi
   pw_in_range "${name}: page-faults samples" "$(samples page-faults)" "${pf}" "${pf}" || err=1
   # An involuntary switch may land in a window: at most one per round.
@@ -61,9 +69,25 @@ check "a group, the workload on any CPU"
 if command -v taskset >/dev/null; then
   # Another CPU than the first, whose instance the window acts on, where
   # there are two.
-  check "a group, the workload on the last CPU" taskset -c "$(($(nproc) - 1))"
+  check "a group, the workload on the last CPU" taskset -c "$(pw_cpu last)"
 else
   echo "note: no taskset: the workload on another CPU not tested"
+fi
+
+# The kfunc calls, counted by a kprobe on the kfunc: one at each open and
+# each close of the one group, whatever the number of CPUs.
+echo "--- kfunc calls"
+if [ "$(nproc)" -lt 2 ]; then
+  echo "note: one CPU: nothing to share, kfunc calls not counted"
+elif ! perf probe -q -a pw_groups:kfunc=bpf_perf_event_pause; then
+  echo "note: no kprobe on bpf_perf_event_pause(): kfunc calls not counted"
+else
+  perf stat -x, -o "${log}.stat" -a -e pw_groups:kfunc -- \
+    perf record -q -o "${data}" -c 1 -e '{page-faults,context-switches}/action=start-paused/' \
+    --bpf-pause="${pw_tps}" -- perf test -w pause_window "${rounds}"
+  pw_in_range "kfunc calls" "$(pw_value "${log}.stat" pw_groups:kfunc)" \
+    $((2 * rounds)) $((2 * rounds)) || err=1
+  perf probe -q -d 'pw_groups:*'
 fi
 
 exit ${err}

@@ -24,7 +24,9 @@ err=0
 out=$(mktemp /tmp/__perf_test.stat.XXXXX)
 
 cleanup() {
-  rm -f "${out}"
+  rm -f "${out}" "${out}.ctl" "${out}.ack"
+  # A workload attached() left stopped.
+  [ -z "${stopped:-}" ] || kill -KILL "${stopped}" 2>/dev/null || true
   perf probe -q -d 'pw:*' 2>/dev/null || true
   trap - EXIT TERM INT
 }
@@ -57,6 +59,11 @@ ev=page-faults/action=start-paused/,context-switches/action=start-paused/
 # The first uprobe hit of a process maps the uprobe XOL page: one fault.
 check "uprobe/uretprobe" 1 yes -e "${ev}" --bpf-pause="${pw_uprobes}"
 check "tracepoints" 0 yes -e "${ev}" --bpf-pause="${pw_tps}"
+# state PID: the state of process PID (R, S, T, Z...), empty once reaped.
+state() {
+  awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || true
+}
+
 # attached -p|-t: perf stat -p or -t on a workload that waits, stopped,
 # until perf has its triggers in place (perf's answer to a ping on
 # --control), so that every window of it is in the session's.
@@ -69,22 +76,37 @@ attached() {
   # shellcheck disable=SC2016
   bash -c 'kill -STOP $$; exec perf test -w pause_window "$1"' - "${rounds}" &
   pid=$!
+  stopped=${pid}
   for ((i = 0; i < 100; i++)); do
-    [ "$(awk '{ print $3 }' "/proc/${pid}/stat" 2>/dev/null)" = T ] && break
+    [ "$(state "${pid}")" = T ] && break
     sleep 0.1
   done
   perf stat -x, -o "${out}" "${opt}" "${pid}" -e "${ev}" --bpf-pause="${pw_tps}" \
     --control="fifo:${out}.ctl,${out}.ack" &
   perf_pid=$!
-  # Ours open read-write, so that neither blocks if perf failed to start.
+  # Ours open read-write, so that neither blocks if perf failed to start;
+  # the answer is awaited as long as perf runs, two minutes at most.
   exec 8<>"${out}.ctl" 9<>"${out}.ack"
   echo ping >&8
-  read -r -t 120 reply <&9 || true
+  for ((i = 0; i < 1200; i++)); do
+    read -r -t 0.1 reply <&9 && break
+    case $(state "${perf_pid}") in
+    "" | Z) break ;;
+    esac
+  done
   exec 8>&- 9>&-
   kill -CONT "${pid}"
-  if [ "${reply}" != ack ] || ! wait "${perf_pid}"; then
-    echo "FAIL: ${opt}: perf stat ${opt} failed (reply to ping: '${reply}')"
+  stopped=""
+  if [ "${reply}" != ack ]; then
+    echo "FAIL: ${opt}: perf stat ${opt} did not answer a ping on --control"
     kill "${perf_pid}" 2>/dev/null || true
+    wait "${perf_pid}" || true
+    wait "${pid}" || true
+    err=1
+    return
+  fi
+  if ! wait "${perf_pid}"; then
+    echo "FAIL: ${opt}: perf stat ${opt} failed"
     wait "${pid}" || true
     err=1
     return
@@ -379,21 +401,22 @@ pw_in_range "running until paused: page-faults" "$(pw_value "${out}" page-faults
 pw_in_range "running until paused: minor-faults (marked)" \
   "$(pw_value "${out}" minor-faults)" "${pf}" "${pf}" || err=1
 
-# CPU-bound sessions: the workload pinned to CPU 0; the CPU's events
+# CPU-bound sessions: the workload pinned to a CPU; the CPU's events
 # follow the thread whose window is open, other tasks running there
 # meanwhile add nothing (and with --bpf-pause-workload open no window).
 if command -v taskset >/dev/null; then
-  echo "--- -C 0"
-  perf stat -x, -o "${out}" -C 0 -e page-faults/action=start-paused/ \
+  first=$(pw_cpu first)
+  echo "--- -C ${first}"
+  perf stat -x, -o "${out}" -C "${first}" -e page-faults/action=start-paused/ \
     --bpf-pause="${pw_tps}" --bpf-pause-workload -- \
-    taskset -c 0 perf test -w pause_window "${rounds}"
-  pw_in_range "-C 0: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
-  pw_in_range "-C 0: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
+    taskset -c "${first}" perf test -w pause_window "${rounds}"
+  pw_in_range "-C ${first}: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
+  pw_in_range "-C ${first}: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
   echo "--- -a"
-  # On the last CPU: another one than -C 0's where there are two.
+  # On the last CPU: another one than -C's where there are two.
   perf stat -x, -o "${out}" -a -e page-faults/action=start-paused/ \
     --bpf-pause="${pw_tps}" --bpf-pause-workload -- \
-    taskset -c "$(($(nproc) - 1))" perf test -w pause_window "${rounds}"
+    taskset -c "$(pw_cpu last)" perf test -w pause_window "${rounds}"
   pw_in_range "-a: page-faults" "$(pw_value "${out}" page-faults)" "${pf}" "${pf}" || err=1
   pw_in_range "-a: windows" "$(pw_windows "${out}")" "${rounds}" "${rounds}" || err=1
 fi

@@ -18,6 +18,11 @@ pw_perf=$(command -v perf)	# the perf under test; also the uprobe EXE
 pw_uprobes="uprobe:resume:${pw_perf}:pause_window_inside"
 pw_uprobes+=",uretprobe:pause:${pw_perf}:pause_window_inside"
 pw_tps="tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid"
+# pw_cpu first|last: the first or the last CPU this process may run on.
+pw_cpu() {
+  awk -v which="$1" '/^Cpus_allowed_list:/ {
+    n = split($2, c, /[,-]/); print (which == "first" ? c[1] : c[n]) }' /proc/self/status
+}
 # The kernel function behind syscall NAME on this architecture.
 pw_sys() {
   case $(uname -m) in
