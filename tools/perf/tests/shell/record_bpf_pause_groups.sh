@@ -4,10 +4,11 @@
 #
 # perf record opens each group once per CPU, and the kernel shares a
 # thread's window between a group's instances.  A --bpf-pause window acts
-# on the first CPU's instance of each group only: one kfunc call per
-# group at each open and close, whatever the number of CPUs, and each
-# page fault inside a window is a sample (-c 1), wherever the workload
-# runs, and none outside.
+# on the first CPU's instance of each group only, and each page fault
+# inside a window is a sample (-c 1), wherever the workload runs, and
+# none outside.  (The kfunc calls that saves cannot be counted here: no
+# kprobe event takes a function of kernel/trace/, which ftrace does not
+# trace.)
 
 # pw_* come from lib/pause_window.sh, which the build's shellcheck does
 # not follow.
@@ -27,8 +28,7 @@ data=$(mktemp /tmp/__perf_test.data.XXXXX)
 log=$(mktemp /tmp/__perf_test.log.XXXXX)
 
 cleanup() {
-  rm -f "${data}" "${data}.old" "${log}" "${log}.stat"
-  perf probe -q -d 'pw_groups:*' 2>/dev/null || true
+  rm -f "${data}" "${data}.old" "${log}"
   trap - EXIT TERM INT
 }
 trap 'cleanup; exit 1' TERM INT
@@ -72,22 +72,6 @@ if command -v taskset >/dev/null; then
   check "a group, the workload on the last CPU" taskset -c "$(pw_cpu last)"
 else
   echo "note: no taskset: the workload on another CPU not tested"
-fi
-
-# The kfunc calls, counted by a kprobe on the kfunc: one at each open and
-# each close of the one group, whatever the number of CPUs.
-echo "--- kfunc calls"
-if [ "$(nproc)" -lt 2 ]; then
-  echo "note: one CPU: nothing to share, kfunc calls not counted"
-elif ! perf probe -q -a pw_groups:kfunc=bpf_perf_event_pause; then
-  echo "note: no kprobe on bpf_perf_event_pause(): kfunc calls not counted"
-else
-  perf stat -x, -o "${log}.stat" -a -e pw_groups:kfunc -- \
-    perf record -q -o "${data}" -c 1 -e '{page-faults,context-switches}/action=start-paused/' \
-    --bpf-pause="${pw_tps}" -- perf test -w pause_window "${rounds}"
-  pw_in_range "kfunc calls" "$(pw_value "${log}.stat" pw_groups:kfunc)" \
-    $((2 * rounds)) $((2 * rounds)) || err=1
-  perf probe -q -d 'pw_groups:*'
 fi
 
 exit ${err}
