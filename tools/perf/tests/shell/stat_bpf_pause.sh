@@ -68,7 +68,7 @@ state() {
 # until perf has its triggers in place (perf's answer to a ping on
 # --control), so that every window of it is in the session's.
 attached() {
-  local opt=$1 pid perf_pid reply="" i
+  local opt=$1 pid perf_pid reply="" part i
 
   echo "--- ${opt}, tracepoints"
   rm -f "${out}.ctl" "${out}.ack"
@@ -85,11 +85,16 @@ attached() {
     --control="fifo:${out}.ctl,${out}.ack" &
   perf_pid=$!
   # Ours open read-write, so that neither blocks if perf failed to start;
-  # the answer is awaited as long as perf runs, two minutes at most.
+  # the answer is awaited as long as perf runs, two minutes at most.  A
+  # timeout inside the line keeps what it read.
   exec 8<>"${out}.ctl" 9<>"${out}.ack"
   echo ping >&8
-  for ((i = 0; i < 1200; i++)); do
-    read -r -t 0.1 reply <&9 && break
+  for ((i = 0; i < 120; i++)); do
+    if read -r -t 1 part <&9; then
+      reply+=${part}
+      break
+    fi
+    reply+=${part}
     case $(state "${perf_pid}") in
     "" | Z) break ;;
     esac
@@ -98,7 +103,8 @@ attached() {
   kill -CONT "${pid}"
   stopped=""
   if [ "${reply}" != ack ]; then
-    echo "FAIL: ${opt}: perf stat ${opt} did not answer a ping on --control"
+    echo "FAIL: ${opt}: perf stat ${opt} did not answer a ping on --control" \
+      "(read '${reply}', perf's state '$(state "${perf_pid}")')"
     kill "${perf_pid}" 2>/dev/null || true
     wait "${perf_pid}" || true
     wait "${pid}" || true
