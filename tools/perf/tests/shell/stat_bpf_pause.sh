@@ -81,6 +81,15 @@ attached() {
     [ "$(state "${pid}")" = T ] && break
     sleep 0.1
   done
+  # Not stopped yet, it would stop for good after perf's answer.
+  if [ "$(state "${pid}")" != T ]; then
+    echo "FAIL: ${opt}: the workload did not stop itself in 10 s"
+    kill -KILL "${pid}" 2>/dev/null || true
+    wait "${pid}" || true
+    stopped=""
+    err=1
+    return
+  fi
   perf stat -x, -o "${out}" "${opt}" "${pid}" -e "${ev}" --bpf-pause="${pw_tps}" \
     --control="fifo:${out}.ctl,${out}.ack" &
   perf_pid=$!
@@ -100,7 +109,7 @@ attached() {
     esac
   done
   exec 8>&- 9>&-
-  kill -CONT "${pid}"
+  kill -CONT "${pid}" 2>/dev/null || true
   stopped=""
   if [ "${reply}" != ack ]; then
     echo "FAIL: ${opt}: perf stat ${opt} did not answer a ping on --control" \

@@ -18,10 +18,33 @@ pw_perf=$(command -v perf)	# the perf under test; also the uprobe EXE
 pw_uprobes="uprobe:resume:${pw_perf}:pause_window_inside"
 pw_uprobes+=",uretprobe:pause:${pw_perf}:pause_window_inside"
 pw_tps="tp:resume:syscalls:sys_exit_getppid,tp:pause:syscalls:sys_enter_getpgid"
-# pw_cpu first|last: the first or the last CPU this process may run on.
+# pw_cpu first|last: the first or the last online CPU this process may
+# run on (its affinity may name CPUs that are not online).
 pw_cpu() {
-  awk -v which="$1" '/^Cpus_allowed_list:/ {
-    n = split($2, c, /[,-]/); print (which == "first" ? c[1] : c[n]) }' /proc/self/status
+  awk -v which="$1" '
+    # add LIST SET: the CPUs of LIST ("0-3,8") into SET.
+    function add(list, set,    n, r, ab, i, a, b) {
+      n = split(list, r, ",")
+      for (i = 1; i <= n; i++) {
+        if (split(r[i], ab, "-") == 2) {
+          a = ab[1] + 0
+          b = ab[2] + 0
+        } else {
+          a = b = r[i] + 0
+        }
+        for (; a <= b; a++)
+          set[a] = 1
+      }
+    }
+    FILENAME ~ /online$/ { add($1, online) }
+    /^Cpus_allowed_list:/ { add($2, allowed) }
+    END {
+      for (c in allowed)
+        if (c in online && (pick == "" ||
+            (which == "first" ? c + 0 < pick : c + 0 > pick)))
+          pick = c + 0
+      print pick
+    }' /sys/devices/system/cpu/online /proc/self/status
 }
 # The kernel function behind syscall NAME on this architecture.
 pw_sys() {
