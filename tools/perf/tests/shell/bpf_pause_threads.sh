@@ -20,8 +20,7 @@ set -e
 pw_skip_without_attr_bits "perf windows of threads"
 pw_skip_without_kfunc "perf windows of threads"
 
-rounds=8
-pf=$((rounds * PW_PAGES))
+pw_rounds 8
 err=0
 out=$(mktemp /tmp/__perf_test.stat.XXXXX)
 data=$(mktemp /tmp/__perf_test.data.XXXXX)
