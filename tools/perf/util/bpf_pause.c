@@ -165,7 +165,7 @@ static bool opens_windows(const struct bpf_pause *bp)
  * with triggers that open windows when the user marked none
  * (action=start-paused, aux-action=start-paused), as nothing is to be
  * counted before the first window.  Marked by the user, only the marked
- * ones start paused, and the others run until the first pause.
+ * ones start paused, and the others run until the first window closes.
  */
 static bool start_all_paused(struct bpf_pause *bp, struct evlist *evlist)
 {
@@ -219,21 +219,21 @@ int bpf_pause__prepare(struct bpf_pause *bp, struct evlist *evlist, struct targe
 	start_paused = start_all_paused(bp, evlist);
 	evlist__for_each_entry(evlist, evsel) {
 		if (evsel__read_by_perf(evsel)) {
-			pr_warning("--%s: %s is read by perf, not counted by the kernel: windows do not gate it\n",
-				   opt, evsel__name(evsel));
+			/* Not perf stat's own (its default metrics' duration_time). */
+			if (!evsel->skippable)
+				pr_warning("--%s: %s is read by perf, not counted by the kernel: windows do not gate it\n",
+					   opt, evsel__name(evsel));
 			continue;
 		}
 		if (!evsel__is_windowed(evsel__leader(evsel)) || evsel__is_any_trigger(evsel))
 			continue;
 		/*
 		 * A group follows its leader (the kernel pauses and resumes
-		 * groups whole, but starts each member as marked).  perf
-		 * stat's default events that the kernel may refuse (skippable)
-		 * are left to run, as unmarked events do, rather than make
-		 * the session fail.
+		 * groups whole, but starts each member as marked).  perf stat
+		 * leaves out those of its own events that cannot start paused
+		 * (stat_window_optional()).
 		 */
-		if ((start_paused && !evsel->skippable) ||
-		    evsel__leader(evsel)->core.attr.start_paused)
+		if (start_paused || evsel__leader(evsel)->core.attr.start_paused)
 			evsel->core.attr.start_paused = 1;
 		nr += evsel__is_group_leader(evsel);
 	}
@@ -699,6 +699,16 @@ int bpf_pause__install(struct bpf_pause *bp, struct evlist *evlist, struct targe
 			   (target->pid && scope_new_threads(s->uprobes, pids, nr_pids)))) {
 		pr_err("--%s: cannot trap the uprobes in the session's processes: %s\n", opt,
 		       strerror(errno));
+		goto out;
+	}
+	/*
+	 * A close ends the window an open began in the same thread, so
+	 * closes alone would never pause anything.  Said last, after the
+	 * triggers' own errors (a tracepoint that is not there).
+	 */
+	if (!opens_windows(bp)) {
+		pr_err("--%s: no trigger opens a window (a resume SPEC, --switch-on or --bpf-pause-obj): a pause SPEC or --switch-off closes the window one of those opened in the same thread, so alone it pauses nothing\n",
+		       opt);
 		goto out;
 	}
 	err = 0;

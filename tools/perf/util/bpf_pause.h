@@ -58,6 +58,8 @@ struct bpf_pause_windows {
 	int			nr_values;
 	struct bpf_pause_stat	values[BPF_PAUSE_MAX_VALUES];
 	const char		*names[BPF_PAUSE_MAX_VALUES];
+	const char		*units[BPF_PAUSE_MAX_VALUES];	/* as perf stat prints them */
+	double			scales[BPF_PAUSE_MAX_VALUES];
 };
 
 /* perf stat's output settings, for bpf_pause__fprintf(). */

@@ -40,6 +40,8 @@ struct bpf_pause_session {
 	bool			scoped_warned;	/* could not: said so once */
 	/* perf stat: the events whose counts per window are kept */
 	const char		*value_names[BPF_PAUSE_MAX_VALUES];
+	const char		*value_units[BPF_PAUSE_MAX_VALUES];
+	double			value_scales[BPF_PAUSE_MAX_VALUES];
 	int			nr_values;
 	u64			start_ns;	/* CLOCK_MONOTONIC: the first install */
 	struct pause_pred	*preds;		/* SPEC{...}, by trigger */

@@ -224,6 +224,9 @@ int bpf_pause__fill_values(struct bpf_pause *bp, struct evlist *evlist, struct t
 				return -1;
 			}
 		}
+		/* A clock counts ns, which perf stat prints in msec. */
+		s->value_units[s->nr_values] = evsel->unit ?: "";
+		s->value_scales[s->nr_values] = evsel->scale ?: 1.0;
 		s->value_names[s->nr_values++] = evsel__name(evsel);
 	}
 	/* Slots are thread * max + event: nr_values is the stride. */
@@ -599,8 +602,11 @@ static int read_windows(const struct bpf_pause *bp, struct bpf_pause_windows *w,
 			out->sum += st[cpu].sum;
 		}
 	}
-	for (int i = 0; i < s->nr_values; i++)
+	for (int i = 0; i < s->nr_values; i++) {
 		w->names[i] = s->value_names[i];
+		w->units[i] = s->value_units[i];
+		w->scales[i] = s->value_scales[i];
+	}
 	free(st);
 	return 0;
 }

@@ -34,6 +34,7 @@
  * keeps running statistics, which are never reset under it); with -r
  * they are those of all the runs' windows.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,12 @@ static void windows_since(struct bpf_pause_windows *w, struct bpf_pause_windows 
 	*start = now;
 }
 
+/* As perf stat prints a scaled count: whole, unless the scale makes it not. */
+static bool whole(double scale)
+{
+	return floor(scale) == scale;
+}
+
 static void fprintf_windows(FILE *fp, const struct bpf_pause_print *pp,
 			    const struct bpf_pause_windows *w)
 {
@@ -180,14 +187,17 @@ static void fprintf_windows(FILE *fp, const struct bpf_pause_print *pp,
 		fprintf_stat(fp, pp, "%.0f", t->n, "", "window-n", "time", ns);
 		for (int i = 0; i < w->nr_values; i++) {
 			const struct bpf_pause_stat *v = &w->values[i];
+			const char *fmt = whole(w->scales[i]) ? "%.0f" : "%.2f";
+			const char *unit = w->units[i], *name = w->names[i];
+			double scale = w->scales[i];
 
 			if (!v->n)
 				continue;
-			fprintf_stat(fp, pp, "%.2f", (double)v->sum / v->n, "", "window-mean",
-				     w->names[i], ns);
-			fprintf_stat(fp, pp, "%.0f", v->min, "", "window-min", w->names[i], ns);
-			fprintf_stat(fp, pp, "%.0f", v->max, "", "window-max", w->names[i], ns);
-			fprintf_stat(fp, pp, "%.0f", v->n, "", "window-n", w->names[i], ns);
+			fprintf_stat(fp, pp, "%.2f", (double)v->sum / v->n * scale, unit,
+				     "window-mean", name, ns);
+			fprintf_stat(fp, pp, fmt, v->min * scale, unit, "window-min", name, ns);
+			fprintf_stat(fp, pp, fmt, v->max * scale, unit, "window-max", name, ns);
+			fprintf_stat(fp, pp, "%.0f", v->n, "", "window-n", name, ns);
 		}
 		return;
 	}
@@ -200,12 +210,15 @@ static void fprintf_windows(FILE *fp, const struct bpf_pause_print *pp,
 		t->min / 1e6, t->max / 1e6);
 	for (int i = 0; i < w->nr_values; i++) {
 		const struct bpf_pause_stat *v = &w->values[i];
+		double scale = w->scales[i];
 
 		if (!v->n)
 			continue;
-		fprintf(fp, "%s%19.2f      %s a window (min %llu, max %llu", ts,
-			(double)v->sum / v->n, w->names[i], (unsigned long long)v->min,
-			(unsigned long long)v->max);
+		/* In the event's unit, as perf stat prints its count (task-clock: msec). */
+		fprintf(fp, "%s%19.2f %-4s %s a window", ts, (double)v->sum / v->n * scale,
+			w->units[i], w->names[i]);
+		fprintf(fp, whole(scale) ? " (min %.0f, max %.0f" : " (min %.3f, max %.3f",
+			v->min * scale, v->max * scale);
 		if (v->n != t->n)
 			fprintf(fp, "; %llu of the windows", (unsigned long long)v->n);
 		fprintf(fp, ")\n");

@@ -91,6 +91,11 @@ for cmd in record stat; do
     ${cmd} -e task-clock --bpf-pause-workload --bpf-pause=tp:pause:syscalls:sys_enter_getpgid
   expect_error "tracepoint 'no_such:tracepoint' not found" \
     ${cmd} -e task-clock --bpf-pause=tp:pause:no_such:tracepoint
+  # A close ends the window an open began in the thread: alone, nothing.
+  expect_error "no trigger opens a window" \
+    ${cmd} -e task-clock --bpf-pause=tp:pause:syscalls:sys_enter_getpgid
+  expect_error "no trigger opens a window" \
+    ${cmd} -e task-clock --switch-off=syscalls:sys_enter_getpgid
   expect_error "'cycles': not a tracepoint or probe" ${cmd} -e task-clock --switch-on=cycles
   expect_error "bad action 'bogus'" ${cmd} -e task-clock/action=bogus/
   expect_error "needs an event before it to act on" \

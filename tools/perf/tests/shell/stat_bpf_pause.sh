@@ -166,6 +166,9 @@ check "tracepoints, no inherit" 0 yes -i -e "${ev}" --bpf-pause="${pw_tps}"
 # No event marked: a spec that opens windows starts them all paused.
 check "tracepoints, no action= term" 0 yes -e page-faults,context-switches \
   --bpf-pause="${pw_tps}"
+# perf stat's default events (no -e) start paused too; one the machine
+# lacks (cycles without a PMU) stays "<not supported>".
+check "perf stat's default events" 0 yes --bpf-pause="${pw_tps}"
 check "--switch-on/--switch-off tracepoints" 0 yes -e page-faults,context-switches \
   --switch-on=syscalls:sys_exit_getppid --switch-off=syscalls:sys_enter_getpgid
 check "--switch-on/--switch-off kprobes" 0 yes -e page-faults,context-switches \
@@ -407,7 +410,7 @@ else
   echo "note: no python3: -j output not parsed"
 fi
 
-# Beside a marked event, an unmarked one runs until the first pause.
+# Beside a marked event, an unmarked one runs until its first window closes.
 echo "--- unmarked events start running"
 perf stat -x, -o "${out}" -e page-faults,minor-faults/action=start-paused/ \
   --bpf-pause="${pw_tps}" -- perf test -w pause_window "${rounds}"

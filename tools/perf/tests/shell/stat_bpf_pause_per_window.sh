@@ -123,6 +123,19 @@ if ! grep -Eq "^ +32\.00 +page-faults/action=start-paused/ a window \(min 16, ma
   cat "${out}"
   err=1
 fi
+# A clock counts its time, printed in its unit as perf stat prints it
+# (msec): within the window's own time, as the workload sleeps there.
+perf stat -x, -o "${out}" -e '{page-faults,task-clock}/action=start-paused/' \
+  --bpf-pause="${pw_tps}" -- perf test -w pause_window "${rounds}"
+if ! awk -F, 'index($3, "bpf-pause-window-mean:task-clock") == 1 { c = $1; u = $2 }
+    $3 == "bpf-pause-window-mean:time" { t = $1 }
+    END { exit !(u == "msec" && c > 0 && c < t) }' "${out}"; then
+  echo "FAIL: per window: task-clock is not in msec within the windows' time"
+  grep bpf-pause-window-mean "${out}"
+  err=1
+else
+  echo "ok: per window: task-clock in msec, within the windows' time"
+fi
 if command -v python3 >/dev/null; then
   perf stat -j -o "${out}" -e page-faults/action=start-paused/ --bpf-pause="${pw_tps}" -- \
     perf test -w pause_window "${rounds}" 0 0 alternate
